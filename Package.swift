@@ -1,0 +1,63 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Data flows one way (see DESIGN.md): source → BlobStream → Remotes → Uploads;
+// Remotes → RangeCache → StreamProxy; FolderWatch → AutoUpload → Uploads.
+// A module depends only on modules upstream of it.
+let package = Package(
+    name: "Skylift",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "skylift", targets: ["skylift"]),
+        .library(name: "SkyliftCore", targets: ["SkyliftCore"]),
+        .library(name: "BlobStream", targets: ["BlobStream"]),
+        .library(name: "Remotes", targets: ["Remotes"]),
+        .library(name: "Uploads", targets: ["Uploads"]),
+        .library(name: "RangeCache", targets: ["RangeCache"]),
+        .library(name: "HTTPServer", targets: ["HTTPServer"]),
+        .library(name: "StorageServer", targets: ["StorageServer"]),
+        .library(name: "StreamProxy", targets: ["StreamProxy"]),
+        .library(name: "FolderWatch", targets: ["FolderWatch"]),
+        .library(name: "AutoUpload", targets: ["AutoUpload"]),
+    ],
+    targets: [
+        // System libraries from Debian -dev packages.
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd",
+                       providers: [.apt(["libmicrohttpd-dev"]), .brew(["libmicrohttpd"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
+                       providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto",
+                       providers: [.apt(["libssl-dev"]), .brew(["openssl"])]),
+
+        .target(name: "SkyliftCore"),
+        .target(name: "Hashing", dependencies: ["CCrypto"]),
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "SkyliftCore"]),
+        .target(name: "StorageServer", dependencies: ["HTTPServer", "SkyliftCore", "Hashing"]),
+        .target(name: "BlobStream", dependencies: ["SkyliftCore", "Hashing"]),
+        .target(name: "Remotes", dependencies: ["SkyliftCore", "BlobStream", "Hashing"]),
+        .target(name: "Uploads", dependencies: ["Remotes", "BlobStream", "SkyliftCore", "Hashing"]),
+        .target(name: "RangeCache", dependencies: ["SkyliftCore", "Remotes", "Hashing"]),
+        .target(name: "StreamProxy", dependencies: ["HTTPServer", "RangeCache", "SkyliftCore"]),
+        .target(name: "FolderWatch", dependencies: ["SkyliftCore"]),
+        .target(name: "AutoUpload", dependencies: ["FolderWatch", "Uploads", "CSQLite", "SkyliftCore"]),
+        .target(name: "SkyliftCLI", dependencies: [
+            "SkyliftCore", "StorageServer", "BlobStream", "Remotes", "Uploads",
+            "RangeCache", "StreamProxy", "FolderWatch", "AutoUpload",
+        ]),
+        .executableTarget(name: "skylift", dependencies: ["SkyliftCLI"]),
+
+        .testTarget(name: "SkyliftCoreTests", dependencies: ["SkyliftCore"]),
+        .testTarget(name: "HashingTests", dependencies: ["Hashing"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
+        .testTarget(name: "StorageServerTests", dependencies: ["StorageServer", "Hashing"]),
+        .testTarget(name: "BlobStreamTests", dependencies: ["BlobStream", "StorageServer"]),
+        .testTarget(name: "RemotesTests", dependencies: ["Remotes", "StorageServer"]),
+        .testTarget(name: "UploadsTests", dependencies: ["Uploads", "StorageServer"]),
+        .testTarget(name: "RangeCacheTests", dependencies: ["RangeCache", "StorageServer"]),
+        .testTarget(name: "StreamProxyTests", dependencies: ["StreamProxy", "StorageServer"]),
+        .testTarget(name: "FolderWatchTests", dependencies: ["FolderWatch"]),
+        .testTarget(name: "AutoUploadTests", dependencies: ["AutoUpload", "StorageServer"]),
+        .testTarget(name: "SkyliftCLITests", dependencies: ["SkyliftCLI"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

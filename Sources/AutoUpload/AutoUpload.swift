@@ -1,0 +1,2 @@
+// AutoUpload: see DESIGN.md for what this module owns.
+enum AutoUploadModule {}

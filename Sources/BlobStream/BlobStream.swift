@@ -1,0 +1,2 @@
+// BlobStream: see DESIGN.md for what this module owns.
+enum BlobStreamModule {}

@@ -1,0 +1,7 @@
+#ifndef SKYLIFT_CCRYPTO_SHIM_H
+#define SKYLIFT_CCRYPTO_SHIM_H
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/rand.h>
+#include <openssl/crypto.h>
+#endif

@@ -1,0 +1,43 @@
+#ifndef SKYLIFT_CMICROHTTPD_SHIM_H
+#define SKYLIFT_CMICROHTTPD_SHIM_H
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <stdint.h>
+#include <stdarg.h>
+#include <microhttpd.h>
+
+/* Raw unescape: keeps the request target exactly as sent, so the server can
+   decode it itself and see %2F, %2E and NUL before any path is built. */
+static size_t skylift_mhd_keep_escapes(void *cls, struct MHD_Connection *c, char *s) {
+    (void)cls; (void)c;
+    size_t n = 0;
+    while (s[n] != 0) n++;
+    return n;
+}
+
+/* MHD_start_daemon is variadic, which Swift cannot call. */
+static inline struct MHD_Daemon *skylift_mhd_start(
+    unsigned int flags,
+    const struct sockaddr *addr,
+    MHD_AccessHandlerCallback handler, void *handler_cls,
+    MHD_RequestCompletedCallback completed, void *completed_cls,
+    size_t memory_limit, unsigned int connection_limit,
+    unsigned int timeout_seconds, size_t thread_stack_size)
+{
+    return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_cls,
+        MHD_OPTION_SOCK_ADDR, addr,
+        MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
+        MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+        MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
+        MHD_OPTION_THREAD_STACK_SIZE, thread_stack_size,
+        MHD_OPTION_UNESCAPE_CALLBACK, skylift_mhd_keep_escapes, NULL,
+        MHD_OPTION_END);
+}
+
+static inline uint16_t skylift_mhd_bound_port(struct MHD_Daemon *d) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+    return info ? info->port : 0;
+}
+
+#endif

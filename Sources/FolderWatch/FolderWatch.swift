@@ -1,0 +1,2 @@
+// FolderWatch: see DESIGN.md for what this module owns.
+enum FolderWatchModule {}

@@ -1,0 +1,2 @@
+// RangeCache: see DESIGN.md for what this module owns.
+enum RangeCacheModule {}

@@ -1,0 +1,2 @@
+// Remotes: see DESIGN.md for what this module owns.
+enum RemotesModule {}

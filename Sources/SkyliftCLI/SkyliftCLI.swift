@@ -1,0 +1,2 @@
+// SkyliftCLI: see DESIGN.md for what this module owns.
+enum SkyliftCLIModule {}

@@ -1,0 +1,38 @@
+/// A contiguous run of bytes in a resource: `offset ..< offset + length`.
+public struct ByteRange: Hashable, Sendable, CustomStringConvertible {
+    /// First byte in the run.
+    public var offset: Int64
+    /// Number of bytes in the run; never negative.
+    public var length: Int64
+
+    public init(offset: Int64, length: Int64) {
+        precondition(offset >= 0 && length >= 0, "ByteRange needs offset >= 0 and length >= 0")
+        self.offset = offset
+        self.length = length
+    }
+
+    /// The range `lower ..< upper`.
+    public init(_ range: Range<Int64>) {
+        self.init(offset: range.lowerBound, length: range.upperBound - range.lowerBound)
+    }
+
+    /// One past the last byte.
+    public var end: Int64 { offset + length }
+    /// Index of the last byte (as written in `Content-Range`); `offset - 1` when empty.
+    public var last: Int64 { end - 1 }
+    public var isEmpty: Bool { length == 0 }
+    public var range: Range<Int64> { offset ..< end }
+
+    public func contains(_ position: Int64) -> Bool { position >= offset && position < end }
+
+    /// The overlap of two ranges, or nil when they do not overlap.
+    public func clamped(to other: ByteRange) -> ByteRange? {
+        let lo = max(offset, other.offset), hi = min(end, other.end)
+        return lo < hi ? ByteRange(offset: lo, length: hi - lo) : nil
+    }
+
+    /// `bytes a-b/total` as used in `Content-Range`.
+    public func contentRange(total: Int64) -> String { "bytes \(offset)-\(last)/\(total)" }
+
+    public var description: String { "\(offset)..<\(end)" }
+}

@@ -1,0 +1,64 @@
+import Foundation
+
+/// IMF-fixdate formatting and parsing for HTTP headers (RFC 9110 §5.6.7).
+public enum HTTPDate {
+    private static let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    /// `Sun, 06 Nov 1994 08:49:37 GMT`. Built by hand: DateFormatter is not thread-safe to share
+    /// and costly to create per request.
+    public static func format(_ date: Date) -> String {
+        let t = Int64(date.timeIntervalSince1970.rounded(.down))
+        let (dayNumber, secs) = t.floorDivided(by: 86_400)
+        let (y, m, d) = civil(fromDays: dayNumber)
+        let weekday = Int((dayNumber % 7 + 11) % 7) // 1970-01-01 was a Thursday
+        let hh = secs / 3600, mm = (secs % 3600) / 60, ss = secs % 60
+        return "\(days[weekday]), \(pad(d)) \(months[m - 1]) \(y) \(pad(Int(hh))):\(pad(Int(mm))):\(pad(Int(ss))) GMT"
+    }
+
+    /// Parses IMF-fixdate; returns nil for anything else (obsolete forms are not needed here).
+    public static func parse(_ value: String) -> Date? {
+        let parts = value.trimmingSpaces().split(separator: " ")
+        guard parts.count == 6, parts[5] == "GMT", let d = Int(parts[1]),
+              let mIndex = months.firstIndex(of: String(parts[2])), let y = Int(parts[3]) else { return nil }
+        let hms = parts[4].split(separator: ":")
+        guard hms.count == 3, let hh = Int(hms[0]), let mm = Int(hms[1]), let ss = Int(hms[2]),
+              (1...31).contains(d), (0...23).contains(hh), (0...59).contains(mm), (0...60).contains(ss) else { return nil }
+        let dayNumber = days(fromCivil: y, mIndex + 1, d)
+        return Date(timeIntervalSince1970: TimeInterval(dayNumber * 86_400 + Int64(hh * 3600 + mm * 60 + ss)))
+    }
+
+    private static func pad(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+
+    // Howard Hinnant's civil-from-days algorithm (public domain description of the calendar math).
+    private static func civil(fromDays z0: Int64) -> (Int, Int, Int) {
+        let z = z0 + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let y = yoe + era * 400
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        return (Int(m <= 2 ? y + 1 : y), Int(m), Int(d))
+    }
+
+    private static func days(fromCivil y0: Int, _ m: Int, _ d: Int) -> Int64 {
+        let y = Int64(m <= 2 ? y0 - 1 : y0)
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let mp = Int64(m > 2 ? m - 3 : m + 9)
+        let doy = (153 * mp + 2) / 5 + Int64(d) - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+}
+
+extension Int64 {
+    fileprivate func floorDivided(by d: Int64) -> (Int64, Int64) {
+        var q = self / d, r = self % d
+        if r < 0 { q -= 1; r += d }
+        return (q, r)
+    }
+}

@@ -1,0 +1,2 @@
+// StorageServer: see DESIGN.md for what this module owns.
+enum StorageServerModule {}

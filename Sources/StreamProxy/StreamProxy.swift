@@ -1,0 +1,2 @@
+// StreamProxy: see DESIGN.md for what this module owns.
+enum StreamProxyModule {}

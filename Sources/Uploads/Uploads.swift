@@ -1,0 +1,2 @@
+// Uploads: see DESIGN.md for what this module owns.
+enum UploadsModule {}

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# PyPI peers for tests: tuspy (a tus client no one here wrote).
+set -euo pipefail
+PKGS=(tuspy)
+missing=()
+for p in "${PKGS[@]}"; do python3 -m pip show -q "$p" >/dev/null 2>&1 || missing+=("$p"); done
+if ((${#missing[@]})); then
+    echo "pip installing: ${missing[*]}" >&2
+    python3 -m pip install -q --disable-pip-version-check "${missing[@]}"
+fi

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Installs what the tests need (Debian packages, PyPI peers) and runs the whole suite.
+# Tests start every server they use themselves, on free loopback ports.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# Peers the tests talk to: curl (HTTP client), litmus (WebDAV suite), rclone (WebDAV client).
+scripts/deps.sh curl litmus rclone
+scripts/pip-deps.sh
+swift build --build-tests
+exec swift test --skip-build "$@"
