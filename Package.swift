@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Data flows one way (see DESIGN.md): source → BlobStream → Remotes → Uploads;
-// Remotes → RangeCache → StreamProxy; FolderWatch → AutoUpload → Uploads.
+// HTTPClient → RangeCache → StreamProxy; FolderWatch → AutoUpload → Uploads.
 // A module depends only on modules upstream of it.
 let package = Package(
     name: "Skylift",
@@ -10,6 +10,7 @@ let package = Package(
     products: [
         .executable(name: "skylift", targets: ["skylift"]),
         .library(name: "SkyliftCore", targets: ["SkyliftCore"]),
+        .library(name: "HTTPClient", targets: ["HTTPClient"]),
         .library(name: "BlobStream", targets: ["BlobStream"]),
         .library(name: "Remotes", targets: ["Remotes"]),
         .library(name: "Uploads", targets: ["Uploads"]),
@@ -28,15 +29,18 @@ let package = Package(
                        providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto",
                        providers: [.apt(["libssl-dev"]), .brew(["openssl"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl",
+                       providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]),
 
         .target(name: "SkyliftCore"),
         .target(name: "Hashing", dependencies: ["CCrypto"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "SkyliftCore"]),
         .target(name: "StorageServer", dependencies: ["HTTPServer", "SkyliftCore", "Hashing"]),
-        .target(name: "BlobStream", dependencies: ["SkyliftCore", "Hashing"]),
-        .target(name: "Remotes", dependencies: ["SkyliftCore", "BlobStream", "Hashing"]),
+        .target(name: "HTTPClient", dependencies: ["SkyliftCore", "CCurl"]),
+        .target(name: "BlobStream", dependencies: ["SkyliftCore", "Hashing", "HTTPClient"]),
+        .target(name: "Remotes", dependencies: ["SkyliftCore", "BlobStream", "Hashing", "HTTPClient"]),
         .target(name: "Uploads", dependencies: ["Remotes", "BlobStream", "SkyliftCore", "Hashing"]),
-        .target(name: "RangeCache", dependencies: ["SkyliftCore", "Remotes", "Hashing"]),
+        .target(name: "RangeCache", dependencies: ["SkyliftCore", "HTTPClient", "Hashing"]),
         .target(name: "StreamProxy", dependencies: ["HTTPServer", "RangeCache", "SkyliftCore"]),
         .target(name: "FolderWatch", dependencies: ["SkyliftCore"]),
         .target(name: "AutoUpload", dependencies: ["FolderWatch", "Uploads", "CSQLite", "SkyliftCore"]),
@@ -50,6 +54,7 @@ let package = Package(
         .testTarget(name: "HashingTests", dependencies: ["Hashing"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
         .testTarget(name: "StorageServerTests", dependencies: ["StorageServer", "Hashing"]),
+        .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer"]),
         .testTarget(name: "BlobStreamTests", dependencies: ["BlobStream", "StorageServer"]),
         .testTarget(name: "RemotesTests", dependencies: ["Remotes", "StorageServer"]),
         .testTarget(name: "UploadsTests", dependencies: ["Uploads", "StorageServer"]),

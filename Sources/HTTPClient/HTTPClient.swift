@@ -1,0 +1,2 @@
+// HTTPClient: the HTTP transport every client module uses (see DESIGN.md).
+enum HTTPClientModule {}
