@@ -31,7 +31,10 @@ extension UploadSource {
         while remaining > 0 {
             try Task.checkCancellation()
             let n = stream.read(buffer, maxLength: Int(min(Int64(size), remaining)))
-            if n < 0 { throw UploadError.sourceUnreadable(path: name, reason: stream.streamError.map { String(describing: $0) } ?? "read failed") }
+            if n < 0 {
+                try checkUnchanged()
+                throw UploadError.sourceUnreadable(path: name, reason: stream.streamError.map { String(describing: $0) } ?? "read failed")
+            }
             if n == 0 { throw UploadError.sourceChanged(path: name) }
             digest.update(UnsafeRawBufferPointer(start: buffer, count: n))
             remaining -= Int64(n)
