@@ -77,7 +77,7 @@ public struct RemoteDiscovery: Sendable {
             return
         }
         // Some servers only find a file under its exact name, without the trailing slash.
-        if !url.path.hasSuffix("/"), let asFile = try await remote.propfind(url, depth: 0).first, !asFile.isCollection {
+        if !RemotePath.hasTrailingSlash(url), let asFile = try await remote.propfind(url, depth: 0).first, !asFile.isCollection {
             throw RemoteError.notAFolder(url: url)
         }
         try await makeFolder(remote.folderURL, given: url)

@@ -11,8 +11,16 @@ public enum RemotePath {
 
     /// `folder` with a trailing slash, so relative resolution stays inside it.
     public static func folder(_ url: URL) -> URL {
-        if url.path.hasSuffix("/") || url.path.isEmpty { return url }
-        return URL(string: url.absoluteString + "/") ?? url
+        if hasTrailingSlash(url) { return url }
+        guard var c = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return url }
+        c.percentEncodedPath += "/"
+        return c.url ?? url
+    }
+
+    /// Whether the URL's path ends in `/` (`URL.path` drops that slash, so the encoded path is read).
+    public static func hasTrailingSlash(_ url: URL) -> Bool {
+        guard let c = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return false }
+        return c.percentEncodedPath.hasSuffix("/")
     }
 
     /// Percent-encodes each segment of `name` (split on `/`).

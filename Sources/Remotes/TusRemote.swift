@@ -102,8 +102,9 @@ struct TusWrite: RemoteWrite {
         let detail = RemoteHTTP.detail((try? await r.collect(upTo: 4096)) ?? [])
         switch r.status {
         case 200, 204:
+            // An answer without a plausible offset leaves us unsure what was stored: ask with HEAD.
             guard let offset = TusProtocol.offset(r.headers), offset > part.offset, offset <= part.offset + part.length else {
-                throw RemoteError.protocolViolation(url: uploadURL, reason: "PATCH answered without a plausible Upload-Offset")
+                throw RemoteError.offsetConflict(url: uploadURL)
             }
             return offset
         case 409: throw RemoteError.offsetConflict(url: uploadURL)

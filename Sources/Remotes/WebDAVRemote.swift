@@ -51,11 +51,10 @@ public struct WebDAVRemote: Remote {
 
     public func list(_ prefix: String) async throws -> [RemoteObject] {
         let base = prefix.isEmpty ? folderURL : url(prefix, isFolder: true)
-        let basePath = base.path
+        let basePath = Self.trimmedPath(URLComponents(url: base, resolvingAgainstBaseURL: true)?.path ?? base.path)
         return try await propfind(base, depth: 1).compactMap { entry in
-            let path = URL(string: entry.href)?.path ?? entry.href
-            let trimmed = path.hasSuffix("/") ? String(path.dropLast()) : path
-            guard trimmed != (basePath.hasSuffix("/") ? String(basePath.dropLast()) : basePath) else { return nil }
+            let trimmed = Self.trimmedPath(entry.href)
+            guard trimmed != basePath else { return nil }
             let leaf = trimmed.split(separator: "/").last.map(String.init) ?? trimmed
             let name = prefix.isEmpty ? leaf : prefix + "/" + leaf
             return RemoteObject(name: name, url: url(name, isFolder: entry.isCollection), info: entry.info, isFolder: entry.isCollection)
@@ -89,6 +88,17 @@ public struct WebDAVRemote: Remote {
         for parent in RemotePath.parents(of: name) {
             try await http.expect([200, 201, 204, 301, 405], "MKCOL", url(parent, isFolder: true))
         }
+    }
+
+    /// The path of a (decoded) href without scheme, host and trailing slash.
+    static func trimmedPath(_ href: String) -> String {
+        var path = Substring(href)
+        if let scheme = path.range(of: "://") {
+            let rest = path[scheme.upperBound...]
+            path = rest.firstIndex(of: "/").map { rest[$0...] } ?? "/"
+        }
+        while path.count > 1 && path.hasSuffix("/") { path = path.dropLast() }
+        return String(path)
     }
 
     /// `dir/.leaf.skylift-part` for `dir/leaf`.

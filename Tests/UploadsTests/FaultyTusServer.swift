@@ -107,7 +107,7 @@ final class FaultyTusServer: HTTPHandler {
             server.state.withLock { $0.bytesReceived += Int64(chunk.count) }
             if let cutAfter, body.count >= cutAfter {
                 store(Array(body.prefix(cutAfter)))
-                return HTTPResponse(status: 204, headers: base, body: .stream(length: 64, producer: Cut()))
+                return HTTPResponse(status: 200, headers: base, body: .stream(length: 64, producer: Cut()))
             }
             return nil
         }
