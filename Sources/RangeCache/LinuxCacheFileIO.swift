@@ -17,29 +17,16 @@ struct POSIXCacheFileIO: CacheFileIO {
     func close(_ fd: Int32) { _ = libcClose(fd) }
 
     func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64, path: String) throws -> Int {
-        var done = 0
-        while done < buffer.count {
-            let n = pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw CacheIOError(call: "pread", path: path, errno: errno)
-            }
-            if n == 0 { break }
-            done += n
+        try repeatIO(buffer.count, call: "pread", path: path) { done in
+            pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
         }
-        return done
     }
 
     func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int64, path: String) throws {
-        var done = 0
-        while done < bytes.count {
-            let n = pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw CacheIOError(call: "pwrite", path: path, errno: errno)
-            }
-            done += n
+        let written = try repeatIO(bytes.count, call: "pwrite", path: path) { done in
+            pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
         }
+        guard written == bytes.count else { throw CacheIOError(call: "pwrite", path: path, errno: EIO) }
     }
 
     func syncData(_ fd: Int32, path: String) throws {
@@ -93,6 +80,21 @@ struct POSIXCacheFileIO: CacheFileIO {
     func isNoSpace(_ code: Int32) -> Bool { code == ENOSPC || code == EDQUOT || code == EFBIG }
 
     func isWouldBlock(_ code: Int32) -> Bool { code == EWOULDBLOCK || code == EAGAIN }
+}
+
+/// Repeats a partial read or write until `count` bytes moved, retrying EINTR; stops early at end of file.
+private func repeatIO(_ count: Int, call: String, path: String, _ step: (Int) -> Int) throws -> Int {
+    var done = 0
+    while done < count {
+        let n = step(done)
+        if n < 0 {
+            if errno == EINTR { continue }
+            throw CacheIOError(call: call, path: path, errno: errno)
+        }
+        if n == 0 { break }
+        done += n
+    }
+    return done
 }
 
 // The method names above shadow the libc functions; these reach the originals.
