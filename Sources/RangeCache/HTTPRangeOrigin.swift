@@ -15,7 +15,7 @@ public struct HTTPRangeOrigin: RangeOrigin, CustomStringConvertible {
     /// - Parameters:
     ///   - headers: sent with every origin request.
     ///   - timeout: seconds without progress before an origin request fails.
-    public init(transport: any HTTPTransport, headers: HTTPHeaders = [:], timeout: Double = 30) {
+    public init(transport: any HTTPTransport = makeDefaultTransport(), headers: HTTPHeaders = [:], timeout: Double = 30) {
         self.transport = transport
         self.headers = headers
         self.timeout = timeout
