@@ -16,7 +16,12 @@ struct PropertyName: Hashable, Codable, Sendable {
 enum DAVXML {
     /// Parses a request body; nil when it is not well-formed XML (the caller answers 400).
     static func parse(_ bytes: [UInt8]) -> XMLElement? {
-        guard let doc = try? XMLDocument(data: Data(bytes), options: []), let root = doc.rootElement(),
+        // XMLDocument recovers from some malformed input; the SAX parser records every well-formedness error
+        // (on Linux its parse() can still return true, so the error is what counts).
+        let data = Data(bytes)
+        let strict = XMLParser(data: data)
+        guard strict.parse(), strict.parserError == nil,
+              let doc = try? XMLDocument(data: data, options: []), let root = doc.rootElement(),
               declarationsAreValid(root) else { return nil }
         return root
     }
