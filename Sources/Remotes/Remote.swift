@@ -44,7 +44,8 @@ public protocol RemoteWrite: Sendable {
     func confirmedOffset() async throws -> Int64
     /// Sends one part; returns the server's offset after it.
     func send(_ part: WritePart) async throws -> Int64
-    /// Completes the write (S3 complete, WebDAV move into place); the object is visible afterwards.
+    /// Completes the write (S3 complete, WebDAV move into place) once every byte was confirmed; the object is
+    /// visible afterwards.
     func finish() async throws
     /// Abandons the write and removes what the server holds of it.
     func abort() async throws

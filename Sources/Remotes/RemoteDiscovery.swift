@@ -71,7 +71,14 @@ public struct RemoteDiscovery: Sendable {
     /// Fails with ``RemoteError/notAFolder(url:)`` when `url` names a file; creates it (and missing ancestors
     /// below the first existing one) when it does not exist.
     func ensureFolder(_ remote: WebDAVRemote, given url: URL) async throws {
-        let entries = try await remote.propfind(remote.folderURL, depth: 0)
+        let entries: [PropfindEntry]
+        do {
+            entries = try await remote.propfind(remote.folderURL, depth: 0)
+        } catch let e as RemoteError where [405, 501].contains(e.status) {
+            // No PROPFIND here: the folder cannot be inspected; MKCOL creates it or answers 405 when it exists.
+            try await makeFolder(remote.folderURL, given: url)
+            return
+        }
         if let first = entries.first {
             if !first.isCollection { throw RemoteError.notAFolder(url: url) }
             return

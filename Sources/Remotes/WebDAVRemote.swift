@@ -1,6 +1,7 @@
 import Foundation
 import HTTPClient
 import SkyliftCore
+import Synchronization
 
 /// A WebDAV folder (RFC 4918): PUT to write, MKCOL for missing parents, HEAD/PROPFIND to stat.
 ///
@@ -110,11 +111,22 @@ public struct WebDAVRemote: Remote {
 }
 
 /// A single PUT (to the temporary name), moved into place by ``finish()``.
-struct WebDAVWrite: RemoteWrite {
+///
+/// A server that lists MOVE but refuses it gets the object PUT again under its real name: slower, still correct.
+final class WebDAVWrite: RemoteWrite {
     let remote: WebDAVRemote
     let name: String
     let length: Int64
     let token: String
+    /// The last part sent, kept only for that fallback PUT.
+    private let sent = Mutex<WritePart?>(nil)
+
+    init(remote: WebDAVRemote, name: String, length: Int64, token: String) {
+        self.remote = remote
+        self.name = name
+        self.length = length
+        self.token = token
+    }
 
     var isResumable: Bool { false }
     var maxPartLength: Int64? { nil }
@@ -126,18 +138,31 @@ struct WebDAVWrite: RemoteWrite {
         guard part.offset == 0, part.length == length else {
             throw RemoteError.protocolViolation(url: remote.url(name), reason: "a WebDAV PUT must carry the whole object")
         }
-        let target = remote.url(token)
+        try await put(part, to: token)
+        sent.withLock { $0 = part }
+        return length
+    }
+
+    private func put(_ part: WritePart, to target: String) async throws {
         var h: HTTPHeaders = ["Content-Type": MediaType.forPath(name)]
         h.add("Content-Length", String(length))
-        try await remote.http.expect([200, 201, 204], "PUT", target, headers: h, body: .stream(length: length, open: part.open))
-        return length
+        try await remote.http.expect([200, 201, 204], "PUT", remote.url(target), headers: h, body: .stream(length: length, open: part.open))
     }
 
     func finish() async throws {
         guard token != name else { return }
         let destination = remote.url(name)
-        try await remote.http.expect([200, 201, 204], "MOVE", remote.url(token),
-                                     headers: ["Destination": destination.absoluteString, "Overwrite": "T"])
+        let r = try await remote.http.send("MOVE", remote.url(token), headers: ["Destination": destination.absoluteString, "Overwrite": "T"])
+        _ = try? await r.collect(upTo: 4096)
+        switch r.status {
+        case 200, 201, 204: return
+        case 405, 501:
+            guard let part = sent.withLock({ $0 }) else { throw RemoteError.status(r.status, method: "MOVE", url: destination, detail: nil) }
+            try? await remote.delete(token)
+            try await put(part, to: name)
+        default:
+            throw RemoteError.status(r.status, method: "MOVE", url: destination, detail: nil)
+        }
     }
 
     func abort() async throws {

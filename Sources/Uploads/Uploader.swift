@@ -47,6 +47,8 @@ struct Job {
     var protocolName: String { remote.capabilities.resumable ? "tus" : "webdav" }
 
     var attempts = 0
+    /// Fresh starts after the server lost the upload; bounded so a server that always forgets cannot loop us.
+    var restarts = 0
     var resumedFrom: Int64 = 0
     let sent = SentCounter()
 
@@ -177,6 +179,8 @@ struct Job {
             if let w = write, !w.isResumable { try? await w.abort() }
             throw UploadError.remote(source: source.name, error)
         case .restart:
+            restarts += 1
+            guard restarts <= 3 else { throw UploadError.remote(source: source.name, error) }
             emit(.restarted(reason: "the server no longer holds the upload; starting over"))
             store.remove(source: source.name, destination: destination)
             write = nil

@@ -55,7 +55,7 @@ func fastOptions(partLength: Int64 = 64 << 10, force: Bool = false, verify: Bool
     UploadOptions(force: force, verify: verify, retry: .immediate, partLength: partLength)
 }
 
-let sharedTransport: any HTTPTransport = URLSessionTransport()
+let sharedTransport: any HTTPTransport = CurlTransport()
 func remoteHTTP(token: String? = nil) -> RemoteHTTP {
     RemoteHTTP(transport: sharedTransport, headers: RemoteHTTP.headers(token: token), timeout: 10)
 }
