@@ -1,2 +1,37 @@
-// StorageServer: see DESIGN.md for what this module owns.
-enum StorageServerModule {}
+import Foundation
+import HTTPServer
+
+/// The embedded cloud: a directory served over WebDAV (`/dav/`), tus (`/uploads/`) and ranged GET.
+///
+/// Every request is authenticated with the configured token, every path is confined to the root, and
+/// bodies stream both ways: uploads go to disk as they arrive, downloads are sent from the file descriptor.
+public final class StorageServer: Sendable {
+    private let http: HTTPServer
+    private let router: StorageRouter
+
+    /// Prepares a server for `configuration.root` on `host:port` (port 0 picks a free one).
+    /// Throws ``StorageServerError`` when the root is unusable.
+    public init(configuration: StorageConfiguration, host: String = "127.0.0.1", port: UInt16 = 0) throws {
+        let store = try Store(root: configuration.root)
+        router = StorageRouter(configuration: configuration, store: store)
+        http = HTTPServer(configuration: .init(host: host, port: port, connectionLimit: configuration.connectionLimit,
+                                               idleTimeout: configuration.idleTimeout,
+                                               accessLog: configuration.accessLog),
+                          handler: router)
+    }
+
+    /// Binds and starts serving; unfinished uploads found on disk become resumable again.
+    public func start() throws {
+        router.tus.sweepExpired()
+        try http.start()
+    }
+
+    /// Stops serving and waits for open connections to end. Unfinished uploads stay on disk.
+    public func stop() { http.stop() }
+
+    /// The bound port, once started.
+    public var port: UInt16 { http.port }
+
+    /// `http://host:port` of the running server.
+    public var baseURL: String { http.baseURL }
+}

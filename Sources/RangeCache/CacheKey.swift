@@ -1,0 +1,35 @@
+import Foundation
+
+/// The key a resource is cached under: its origin URL, optionally without named query parameters.
+///
+/// Signed URLs carry parameters that change on every request (`X-Amz-Signature`, `Expires`, a token);
+/// dropping them lets the same object hit the same cache entry. The key is stored on disk, so dropping
+/// secret-bearing parameters also keeps them out of the cache directory.
+public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
+    /// The normalized URL text.
+    public let value: String
+
+    /// The key for `url`, with every query parameter whose name is in `droppingQuery` removed
+    /// (names compared case-insensitively; the order and encoding of the rest are kept).
+    public init(url: URL, droppingQuery: Set<String> = []) {
+        let text = url.absoluteString
+        let withoutFragment = text.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0]
+        let parts = withoutFragment.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2 else { value = String(withoutFragment); return }
+        let dropped = Set(droppingQuery.map { $0.lowercased() })
+        let kept = parts[1].split(separator: "&").filter { item in
+            let name = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)[0]
+            let decoded = String(name).removingPercentEncoding ?? String(name)
+            return !dropped.contains(decoded.lowercased())
+        }
+        value = kept.isEmpty ? String(parts[0]) : parts[0] + "?" + kept.joined(separator: "&")
+    }
+
+    /// Builds a key from text already normalized (as read back from disk).
+    init(normalized: String) { value = normalized }
+
+    /// The URL without its query, for log lines: queries may hold signatures.
+    public var description: String {
+        String(value.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0])
+    }
+}

@@ -1,0 +1,187 @@
+import Foundation
+import SkyliftCore
+
+extension RangeCache {
+    /// Copies cached bytes of `entry` starting at `offset` into `buffer`: as many as are present contiguously,
+    /// up to the buffer's size. Blocks not yet checked by this process are verified against their checksums
+    /// first; a block that fails is dropped and reported ``CacheRead/missing`` so it gets fetched again.
+    public func read(_ entry: CacheEntry, at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) -> CacheRead {
+        let bs = Int64(configuration.blockSize)
+        // 1. Under the lock: find the present run, pin it, note which blocks still need a check.
+        var plan: (fd: Int32, path: String, run: ByteRange, unchecked: [(Int, UInt64)], pin: UInt64)? = nil
+        let early: CacheRead? = state.withLock { s in
+            guard var record = s.records[entry.key.value], record.epoch == entry.epoch else { return .stale }
+            let length = record.map.metadata.length
+            if offset >= length { return .end }
+            let first = Int(offset / bs)
+            guard record.map.blocks[first] != nil else { return .missing }
+            let wanted = min(length, offset + Int64(buffer.count))
+            var index = first
+            var unchecked: [(Int, UInt64)] = []
+            while Int64(index) * bs < wanted, let sum = record.map.blocks[index] {
+                if !record.verified.contains(index) { unchecked.append((index, sum)) }
+                index += 1
+            }
+            let runEnd = min(wanted, Int64(index) * bs)
+            guard let fd = openLocked(&record) else { return .missing }
+            s.nextPin += 1
+            let run = ByteRange(offset: offset, length: runEnd - offset)
+            record.pins[s.nextPin] = run
+            record.map.metadata.lastAccess = Date().timeIntervalSince1970
+            s.records[entry.key.value] = record
+            plan = (fd, resourcesPath + "/" + record.name + ".data", run, unchecked, s.nextPin)
+            return nil
+        }
+        if let early { return early }
+        guard let plan else { return .missing }
+        defer { unpin(CachePin(key: entry.key.value, id: plan.pin)) }
+
+        // 2. Outside the lock: check unverified blocks, then copy.
+        var run = plan.run
+        if !plan.unchecked.isEmpty {
+            var good: [Int] = [], bad: [Int] = []
+            let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: configuration.blockSize, alignment: 16)
+            defer { scratch.deallocate() }
+            for (index, sum) in plan.unchecked {
+                let r = blockRange(index, length: entry.length)
+                let view = UnsafeMutableRawBufferPointer(rebasing: scratch[0 ..< Int(r.length)])
+                let n = (try? io.read(plan.fd, into: view, at: r.offset, path: plan.path)) ?? -1
+                if n == Int(r.length) && BlockChecksum.of(UnsafeRawBufferPointer(view)) == sum {
+                    good.append(index)
+                } else {
+                    bad.append(index)
+                }
+            }
+            let stale = state.withLock { s -> Bool in
+                guard var record = s.records[entry.key.value], record.epoch == entry.epoch else { return true }
+                record.verified.formUnion(good)
+                for index in bad {
+                    configuration.log("cache: block \(index) of \(entry.key) failed its checksum; fetching it again")
+                    dropBlockLocked(&s, &record, index)
+                }
+                s.records[entry.key.value] = record
+                return false
+            }
+            if stale { return .stale }
+            if let firstBad = bad.min() {
+                let badStart = Int64(firstBad) * bs
+                if badStart <= offset { return .missing }
+                run = ByteRange(offset: offset, length: badStart - offset)
+            }
+        }
+        let target = UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< Int(run.length)])
+        guard let n = try? io.read(plan.fd, into: target, at: offset, path: plan.path), n > 0 else { return .missing }
+        let intact = state.withLock { s in s.records[entry.key.value]?.epoch == entry.epoch }
+        return intact ? .bytes(n) : .stale
+    }
+
+    /// Stores block `index` of `entry`. `bytes` must be the whole block (shorter only for the last one).
+    ///
+    /// Throws ``RangeCacheError/full(limit:)`` when nothing evictable makes room, ``RangeCacheError/diskFull(path:)``
+    /// when the disk is full, ``RangeCacheError/stale(key:)`` when the entry was reset meanwhile.
+    public func store(_ entry: CacheEntry, block index: Int, bytes: UnsafeRawBufferPointer) throws {
+        let range = blockRange(index, length: entry.length)
+        guard range.length > 0, Int64(bytes.count) == range.length else {
+            throw RangeCacheError.io(call: "store", path: entry.key.description,
+                                     reason: "block \(index) needs \(range.length) bytes, got \(bytes.count)")
+        }
+        let target: (fd: Int32, path: String, pin: CachePin)? = try state.withLock { s in
+            guard var record = s.records[entry.key.value], record.epoch == entry.epoch else {
+                throw RangeCacheError.stale(key: entry.key.description)
+            }
+            if record.map.blocks[index] != nil { return nil }
+            guard evictLocked(&s, toFit: range.length, sparing: entry.key.value) else {
+                throw RangeCacheError.full(limit: configuration.maxSize)
+            }
+            record = s.records[entry.key.value]!
+            guard let fd = openLocked(&record) else {
+                throw RangeCacheError.io(call: "open", path: record.name, reason: "cannot open data file")
+            }
+            s.size += range.length
+            // The pin keeps the descriptor open even if the entry is reset while the write runs.
+            s.nextPin += 1
+            record.pins[s.nextPin] = range
+            s.records[entry.key.value] = record
+            return (fd, resourcesPath + "/" + record.name + ".data", CachePin(key: entry.key.value, id: s.nextPin))
+        }
+        guard let target else { return }
+        defer { unpin(target.pin) }
+        let sum = BlockChecksum.of(bytes)
+        do {
+            try io.write(target.fd, bytes, at: range.offset, path: target.path)
+        } catch let e as CacheIOError {
+            state.withLock { s in s.size -= range.length }
+            if io.isNoSpace(e.errno) { io.punchHole(target.fd, offset: range.offset, length: range.length, path: target.path) }
+            throw mapped(e)
+        }
+        try state.withLock { s in
+            guard var record = s.records[entry.key.value], record.epoch == entry.epoch,
+                  record.map.blocks[index] == nil else {
+                s.size -= range.length
+                if s.records[entry.key.value]?.epoch != entry.epoch { throw RangeCacheError.stale(key: entry.key.description) }
+                return
+            }
+            record.map.blocks[index] = sum
+            record.verified.insert(index)
+            record.uncommitted += range.length
+            record.dirty = true
+            record.map.metadata.lastAccess = Date().timeIntervalSince1970
+            s.records[entry.key.value] = record
+            if record.uncommitted >= configuration.commitInterval { commitLocked(&s, key: entry.key.value) }
+        }
+    }
+
+    /// Keeps `range` of `entry` from eviction until ``unpin(_:)``.
+    public func pin(_ entry: CacheEntry, _ range: ByteRange) -> CachePin {
+        state.withLock { s in
+            s.nextPin += 1
+            s.records[entry.key.value]?.pins[s.nextPin] = range
+            return CachePin(key: entry.key.value, id: s.nextPin)
+        }
+    }
+
+    /// Moves a pin to another range of the same resource (a reader moving forward).
+    public func movePin(_ pin: CachePin, to range: ByteRange) {
+        state.withLock { s in
+            if s.records[pin.key]?.pins[pin.id] != nil { s.records[pin.key]?.pins[pin.id] = range }
+        }
+    }
+
+    public func unpin(_ pin: CachePin) {
+        state.withLock { s in
+            if s.records[pin.key]?.pins.removeValue(forKey: pin.id) != nil { return }
+            // The entry was removed while pinned: its descriptor waits here for its last pin.
+            for (fd, var pins) in s.retired where pins.remove(pin.id) != nil {
+                if pins.isEmpty {
+                    s.retired[fd] = nil
+                    io.close(fd)
+                } else {
+                    s.retired[fd] = pins
+                }
+                return
+            }
+        }
+    }
+
+    func openLocked(_ record: inout Record) -> Int32? {
+        if let fd = record.fd { return fd }
+        let path = resourcesPath + "/" + record.name + ".data"
+        guard let fd = try? io.open(path, create: false) else {
+            configuration.log("cache: cannot open \(path)")
+            return nil
+        }
+        record.fd = fd
+        return fd
+    }
+
+    func dropBlockLocked(_ s: inout State, _ record: inout Record, _ index: Int) {
+        guard record.map.blocks.removeValue(forKey: index) != nil else { return }
+        record.verified.remove(index)
+        let r = blockRange(index, length: record.map.metadata.length)
+        s.size -= r.length
+        record.dirty = true
+        if let fd = record.fd {
+            io.punchHole(fd, offset: r.offset, length: r.length, path: resourcesPath + "/" + record.name + ".data")
+        }
+    }
+}

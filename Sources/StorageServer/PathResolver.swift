@@ -1,0 +1,131 @@
+import Foundation
+
+/// Why a request path was refused, with the HTTP status it maps to.
+enum PathRefusal: Error, Equatable {
+    /// Not a well-formed path (bad escape, not UTF-8): 400.
+    case malformed(String)
+    /// An attempt to leave the root or to smuggle separators: 403.
+    case forbidden(String)
+    /// Outside the served namespace or a hidden state file: 404.
+    case notFound
+
+    var status: Int {
+        switch self {
+        case .malformed: 400
+        case .forbidden: 403
+        case .notFound: 404
+        }
+    }
+
+    var message: String {
+        switch self {
+        case let .malformed(why), let .forbidden(why): why
+        case .notFound: "not found"
+        }
+    }
+}
+
+/// Maps raw (still percent-encoded) request paths to places inside the root, refusing anything that
+/// could reach outside it: `..`, encoded dots, slashes and backslashes, NUL, empty segments (absolute
+/// paths smuggled as `//`), names of the server's own hidden files, and symlinks leading out of the root.
+struct PathResolver: Sendable {
+    /// The root's real path.
+    let rootPath: String
+    /// Names starting with this are the server's own (temp files, property sidecars, upload state).
+    static let hiddenPrefix = ".skylift-"
+
+    /// Resolves the raw path of a request under `/dav`.
+    func resolve(rawPath: String) -> Result<StoragePath, PathRefusal> {
+        guard rawPath == "/dav" || rawPath.hasPrefix("/dav/") else { return .failure(.notFound) }
+        return resolve(relativeRaw: String(rawPath.dropFirst(4)))
+    }
+
+    /// Resolves a `Destination` header: an absolute URL or an absolute path, both under `/dav`.
+    func resolve(destination: String) -> Result<StoragePath, PathRefusal> {
+        var raw = Substring(destination.trimmingSpaces())
+        if let scheme = raw.range(of: "://") {
+            let afterAuthority = raw[scheme.upperBound...]
+            guard let slash = afterAuthority.firstIndex(of: "/") else { return .failure(.malformed("Destination has no path")) }
+            raw = afterAuthority[slash...]
+        }
+        if let q = raw.firstIndex(where: { $0 == "?" || $0 == "#" }) { raw = raw[..<q] }
+        return resolve(rawPath: String(raw))
+    }
+
+    /// Resolves a relative path given in upload metadata (`relativePath`), decoded already.
+    func validate(segmentsOf relative: String) -> Result<[String], PathRefusal> {
+        var out: [String] = []
+        for part in relative.split(separator: "/", omittingEmptySubsequences: true) {
+            let s = String(part)
+            if let refusal = refusal(forDecoded: Array(s.utf8)) { return .failure(refusal) }
+            out.append(s)
+        }
+        return .success(out)
+    }
+
+    private func resolve(relativeRaw: String) -> Result<StoragePath, PathRefusal> {
+        var parts = relativeRaw.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        if parts.first == "" { parts.removeFirst() }
+        if parts.last == "" { parts.removeLast() }
+        var segments: [String] = []
+        for raw in parts {
+            if raw.isEmpty { return .failure(.forbidden("empty path segment")) }
+            let lower = raw.lowercased()
+            for banned in ["%2e", "%2f", "%5c", "%00"] where lower.contains(banned) {
+                return .failure(.forbidden("encoded '\(banned)' in path"))
+            }
+            guard let bytes = Self.percentDecode(raw) else { return .failure(.malformed("bad percent-escape in path")) }
+            if let refusal = refusal(forDecoded: bytes) { return .failure(refusal) }
+            guard let s = String(validating: bytes, as: UTF8.self) else {
+                return .failure(.malformed("path is not UTF-8"))
+            }
+            segments.append(s)
+        }
+        let path = StoragePath(segments: segments, rootPath: rootPath)
+        guard isConfined(path) else { return .failure(.forbidden("path leads outside the root")) }
+        return .success(path)
+    }
+
+    private func refusal(forDecoded bytes: [UInt8]) -> PathRefusal? {
+        if bytes.contains(0) { return .forbidden("NUL in path") }
+        if bytes.contains(UInt8(ascii: "\\")) { return .forbidden("backslash in path") }
+        if bytes.contains(UInt8(ascii: "/")) { return .forbidden("slash inside a path segment") }
+        if bytes == [46] || bytes == [46, 46] { return .forbidden("dot segment in path") }
+        if bytes.starts(with: Array(Self.hiddenPrefix.utf8)) { return .notFound }
+        return nil
+    }
+
+    /// True when the deepest existing ancestor of `path` (or `path` itself), with every symlink
+    /// resolved, still lies inside the root.
+    func isConfined(_ path: StoragePath) -> Bool {
+        var candidate: StoragePath? = path
+        while let c = candidate {
+            if let real = FileSystem.realPath(c.filePath) {
+                return real == rootPath || real.hasPrefix(rootPath + "/")
+            }
+            candidate = c.parent
+        }
+        return false
+    }
+
+    /// Decodes `%XX` escapes; nil when an escape is malformed.
+    static func percentDecode(_ s: String) -> [UInt8]? {
+        var out: [UInt8] = []
+        var it = Array(s.utf8)[...]
+        while let b = it.popFirst() {
+            guard b == UInt8(ascii: "%") else { out.append(b); continue }
+            guard let h = it.popFirst().flatMap(hexValue), let l = it.popFirst().flatMap(hexValue) else { return nil }
+            out.append(h << 4 | l)
+        }
+        return out
+    }
+
+    private static func hexValue(_ c: UInt8) -> UInt8? {
+        switch c {
+        case 48...57: c - 48
+        case 65...70: c - 55
+        case 97...102: c - 87
+        default: nil
+        }
+    }
+}

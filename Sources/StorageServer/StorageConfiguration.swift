@@ -1,0 +1,46 @@
+import Foundation
+
+/// Settings of an embedded cloud: what it serves, who may use it, how long unfinished uploads live.
+public struct StorageConfiguration: Sendable {
+    /// The directory served at `/dav/`. It must exist.
+    public var root: URL
+    /// The token every request must carry (Bearer, or Basic with the token as password); nil disables auth.
+    public var token: String?
+    /// Seconds an unfinished tus upload is kept after its last change.
+    public var tusExpiry: TimeInterval
+    /// Largest upload accepted (tus `Tus-Max-Size`, and the cap on PUT bodies).
+    public var maxUploadSize: Int64
+    /// Receives one line per finished request (method, raw path, status, bytes, ms); never headers or queries.
+    public var accessLog: (@Sendable (String) -> Void)?
+    /// Most connections served at once (each holds a thread).
+    public var connectionLimit: Int
+    /// Seconds a connection may sit idle before it is closed.
+    public var idleTimeout: Int
+
+    public init(root: URL, token: String?, tusExpiry: TimeInterval = 24 * 3600,
+                maxUploadSize: Int64 = 1 << 40, accessLog: (@Sendable (String) -> Void)? = nil,
+                connectionLimit: Int = 256, idleTimeout: Int = 120) {
+        self.root = root
+        self.token = token
+        self.tusExpiry = tusExpiry
+        self.maxUploadSize = maxUploadSize
+        self.accessLog = accessLog
+        self.connectionLimit = connectionLimit
+        self.idleTimeout = idleTimeout
+    }
+}
+
+/// Why a storage server could not be set up.
+public enum StorageServerError: Error, CustomStringConvertible, Equatable {
+    /// The root is missing or not a directory.
+    case rootNotADirectory(path: String)
+    /// The hidden state directory under the root could not be created.
+    case cannotCreateState(path: String, errno: Int32)
+
+    public var description: String {
+        switch self {
+        case let .rootNotADirectory(path): "storage root is not a directory: \(path)"
+        case let .cannotCreateState(path, code): "cannot create \(path): \(String(cString: strerror(code)))"
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import HTTPServer
+
+/// Authenticates each request, confines its path, and hands it to the part of the server that owns it.
+final class StorageRouter: HTTPHandler {
+    let configuration: StorageConfiguration
+    let store: Store
+    let auth: Auth
+    let tus: TusUploads
+    let webdav: WebDAV
+
+    init(configuration: StorageConfiguration, store: Store) {
+        self.configuration = configuration
+        self.store = store
+        auth = Auth(token: configuration.token)
+        tus = TusUploads(store: store, expiry: configuration.tusExpiry, maxSize: configuration.maxUploadSize)
+        webdav = WebDAV(store: store, maxUploadSize: configuration.maxUploadSize)
+    }
+
+    func head(_ request: HTTPRequest) -> HTTPHeadDecision {
+        guard auth.allows(request.headers) else { return .respond(Auth.challenge()) }
+        let path = request.path
+        if path == "/uploads" || path.hasPrefix("/uploads/") { return tus.handle(request) }
+        if request.method == "OPTIONS" && (path == "*" || path == "/") { return .respond(options()) }
+        let target: StoragePath
+        switch store.resolver.resolve(rawPath: path) {
+        case let .success(p): target = p
+        case let .failure(refusal): return .respond(.text(refusal.status, refusal.message))
+        }
+        switch request.method {
+        case "OPTIONS": return .respond(options())
+        case "GET", "HEAD": return .respond(RangedGet().respond(request, path: target))
+        case "POST": return tus.create(request, folder: target)
+        default: return webdav.handle(request, target: target)
+        }
+    }
+
+    /// One answer for every OPTIONS: what WebDAV class and which tus extensions are spoken here.
+    private func options() -> HTTPResponse {
+        var h = HTTPHeaders()
+        h.add("DAV", "1, 2")
+        h.add("MS-Author-Via", "DAV")
+        h.add("Allow", "OPTIONS, GET, HEAD, POST, PUT, DELETE, PROPFIND, PROPPATCH, MKCOL, COPY, MOVE, LOCK, UNLOCK, PATCH")
+        h.add("Accept-Ranges", "bytes")
+        TusUploads.advertise(into: &h, maxSize: configuration.maxUploadSize)
+        return HTTPResponse(status: 200, headers: h)
+    }
+}

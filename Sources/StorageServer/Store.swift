@@ -1,0 +1,23 @@
+import Foundation
+
+/// The served directory: its real path, the path resolver bound to it, and the hidden state directory.
+struct Store: Sendable {
+    let rootPath: String
+    let resolver: PathResolver
+    /// Where unfinished tus uploads live: inside the root so completing one is a same-file-system rename.
+    let uploadsDirectory: String
+
+    init(root: URL) throws {
+        guard let real = FileSystem.realPath(root.path), FileSystem.stat(real)?.isDirectory == true else {
+            throw StorageServerError.rootNotADirectory(path: root.path)
+        }
+        rootPath = real == "/" ? "" : real
+        resolver = PathResolver(rootPath: rootPath)
+        uploadsDirectory = rootPath + "/" + PathResolver.hiddenPrefix + "uploads"
+        do { try FileSystem.makeDirectories(uploadsDirectory) } catch let e as FileSystemError {
+            throw StorageServerError.cannotCreateState(path: uploadsDirectory, errno: e.errno)
+        }
+    }
+
+    var root: StoragePath { StoragePath(segments: [], rootPath: rootPath) }
+}

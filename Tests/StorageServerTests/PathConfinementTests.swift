@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+
+@Suite struct PathConfinementTests {
+    /// Raw request targets that try to leave the root or smuggle separators; none may succeed.
+    static let attacks = [
+        "/dav/../secret.txt", "/dav/sub/../../secret.txt", "/dav/%2e%2e/secret.txt", "/dav/%2E%2E/secret.txt",
+        "/dav/sub/%2e%2e/%2e%2e/secret.txt", "/dav/..%2fsecret.txt", "/dav/sub%2f..%2f..%2fsecret.txt",
+        "/dav/%2fetc/passwd", "/dav//etc/passwd", "/dav/a%00b", "/dav/sub%00/../x", "/dav/..%5csecret.txt",
+        "/dav/sub\\..\\..\\secret.txt", "/dav/./sub/f.txt", "/dav/%2e/sub/f.txt", "/dav/outside/passwd",
+        "/dav/outside", "/dav/sub/escape.txt", "/dav/.skylift-uploads/", "/dav/%zz", "/dav/%c3%28",
+        "/../secret.txt", "/etc/passwd", "/dav/sub/%2e%2e%2f%2e%2e%2fsecret.txt",
+    ]
+
+    @Test func traversalAttemptsAreRefusedAndServerKeepsServing() throws {
+        let f = try ServerFixture()
+        let outsideDir = f.root.deletingLastPathComponent().appendingPathComponent("outside-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: outsideDir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: outsideDir) }
+        try Data("TOP SECRET".utf8).write(to: outsideDir.appendingPathComponent("passwd"))
+        try f.write("sub/f.txt", Array("inside".utf8))
+        try FileManager.default.createSymbolicLink(atPath: f.file("outside").path, withDestinationPath: outsideDir.path)
+        try FileManager.default.createSymbolicLink(atPath: f.file("sub/escape.txt").path,
+                                                   withDestinationPath: outsideDir.appendingPathComponent("passwd").path)
+        try FileManager.default.createSymbolicLink(atPath: f.file("inlink.txt").path, withDestinationPath: f.file("sub/f.txt").path)
+        for attack in Self.attacks {
+            for method in ["GET", "PUT", "DELETE", "PROPFIND", "MKCOL"] {
+                let r = try Curl.run(["-X", method, "--data-binary", "x", f.url(attack)])
+                #expect([400, 403, 404].contains(r.status), "\(method) \(attack) -> \(r.status)")
+                #expect(!r.text.contains("TOP SECRET"), "\(method) \(attack) leaked")
+            }
+        }
+        #expect(try String(contentsOf: outsideDir.appendingPathComponent("passwd"), encoding: .utf8) == "TOP SECRET")
+        #expect(FileManager.default.fileExists(atPath: outsideDir.path))
+        // Still serving, and a symlink that stays inside the root is fine.
+        #expect(try Curl.run([f.url("/dav/sub/f.txt")]).text == "inside")
+        #expect(try Curl.run([f.url("/dav/inlink.txt")]).text == "inside")
+    }
+
+    @Test func specificRefusalStatuses() throws {
+        let f = try ServerFixture()
+        try f.write("sub/f.txt", Array("inside".utf8))
+        #expect(try Curl.run([f.url("/dav/../x")]).status == 403)
+        #expect(try Curl.run([f.url("/dav/%2e%2e/x")]).status == 403)
+        #expect(try Curl.run([f.url("/dav/a%2fb")]).status == 403)
+        #expect(try Curl.run([f.url("/dav/a%00")]).status == 403)
+        #expect(try Curl.run([f.url("/dav/%zz")]).status == 400)
+        #expect(try Curl.run([f.url("/dav/.skylift-uploads")]).status == 404)
+        #expect(try Curl.run([f.url("/other")]).status == 404)
+        #expect(try Curl.run([f.url("/dav/sub%20dir")]).status == 404)
+        try f.write("sub dir/é.txt", Array("spaced".utf8))
+        #expect(try Curl.run([f.url("/dav/sub%20dir/%C3%A9.txt")]).text == "spaced")
+    }
+}
