@@ -63,6 +63,7 @@ public enum ServeCommand: Command {
                 : " (from \(EmbeddedCloudDefaults.tokenFile(forStore: root).path))"
         }
 
+        let shutdown = ShutdownSignal()
         let errors = context.errors
         var configuration = StorageConfiguration(root: root, token: token)
         configuration.tusExpiry = expiry
@@ -86,7 +87,7 @@ public enum ServeCommand: Command {
         } else {
             context.output.line("  auth:  none (--no-auth)")
         }
-        let signal = await ShutdownSignal.wait()
+        let signal = await shutdown.wait()
         context.errors.line("skylift: signal \(signal), stopping")
         server.stop()
         return 0

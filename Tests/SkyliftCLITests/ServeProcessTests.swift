@@ -80,7 +80,9 @@ func curlStatus(_ args: [String]) throws -> String {
         #expect(mode == 0o600)
 
         #expect(try curlStatus([url]) == "401")
-        #expect(try curlStatus(["-u", "anyone:\(token)", "-X", "PROPFIND", "-H", "Depth: 0", url]) == "207")
+        #expect(try curlStatus(["-u", "anyone:\(token)", "-X", "PUT", "--data-binary", "hello", url + "a.txt"]) == "201")
+        #expect(try curlStatus(["-u", "anyone:\(token)", "-r", "1-3", url + "a.txt"]) == "206")
+        #expect(try String(contentsOf: store.appendingPathComponent("a.txt"), encoding: .utf8) == "hello")
         #expect(first.terminate() == 0)
 
         // A second start reuses the saved token.
@@ -99,11 +101,11 @@ func curlStatus(_ args: [String]) throws -> String {
         let lines = serve.lines(3)
         let url = try #require(lines.first { $0.hasPrefix("  url:") }).replacingOccurrences(of: "  url:   ", with: "")
         #expect(lines.contains("  token: as given"))
-        #expect(try curlStatus(["-H", "Authorization: Bearer s3cret-value", "-X", "PROPFIND", "-H", "Depth: 0", url]) == "207")
+        #expect(try curlStatus(["-H", "Authorization: Bearer s3cret-value", "-X", "PUT", "--data-binary", "x", url + "b.txt"]) == "201")
         #expect(try curlStatus(["-H", "Authorization: Bearer wrong", url]) == "401")
         #expect(serve.terminate() == 0)
         let log = String(decoding: serve.stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(log.contains("PROPFIND /dav/"))
+        #expect(log.contains("PUT /dav/b.txt 201"))
         #expect(!log.contains("s3cret-value") && !lines.joined().contains("s3cret-value"))
     }
 }
