@@ -46,3 +46,9 @@ final class StorageRouter: HTTPHandler {
         return HTTPResponse(status: 200, headers: h)
     }
 }
+
+/// A value, or the response that refuses the request (responses are not `Error`s: their bodies are not Sendable).
+enum Checked<Value> {
+    case value(Value)
+    case refused(HTTPResponse)
+}

@@ -1,11 +1,23 @@
 import Foundation
+import Hashing
 import HTTPServer
+import SkyliftCore
+import Synchronization
 
-/// tus 1.0.0 resumable uploads.
+/// tus 1.0.0 resumable uploads: creation (POST to a folder under `/dav/`), creation-with-upload,
+/// creation-defer-length, termination, checksum (sha1, sha256) and expiration, at `/uploads/<id>`.
+///
+/// State lives on disk (see ``TusUpload``), so uploads survive restarts; the only in-memory state is
+/// which uploads have a PATCH in flight, so two requests never append to one file at once.
 final class TusUploads: Sendable {
+    static let version = "1.0.0"
+    static let extensions = "creation,creation-with-upload,creation-defer-length,termination,checksum,expiration"
+    static let offsetContentType = "application/offset+octet-stream"
+
     let store: Store
     let expiry: TimeInterval
     let maxSize: Int64
+    private let busy = Mutex<Set<String>>([])
 
     init(store: Store, expiry: TimeInterval, maxSize: Int64) {
         self.store = store
@@ -13,13 +25,285 @@ final class TusUploads: Sendable {
         self.maxSize = maxSize
     }
 
-    func sweepExpired() {}
-
-    func handle(_ request: HTTPRequest) -> HTTPHeadDecision { .respond(.text(501, "tus not implemented yet")) }
-
-    func create(_ request: HTTPRequest, folder: StoragePath) -> HTTPHeadDecision {
-        .respond(.text(501, "tus not implemented yet"))
+    static func advertise(into h: inout HTTPHeaders, maxSize: Int64) {
+        h.add("Tus-Resumable", version)
+        h.add("Tus-Version", version)
+        h.add("Tus-Extension", extensions)
+        h.add("Tus-Max-Size", String(maxSize))
+        h.add("Tus-Checksum-Algorithm", "sha1,sha256")
     }
 
-    static func advertise(into headers: inout HTTPHeaders, maxSize: Int64) {}
+    /// A small answer carrying `Tus-Resumable`, as every tus response must.
+    static func tusResponse(_ status: Int, _ message: String? = nil, headers: HTTPHeaders = [:]) -> HTTPResponse {
+        var h = headers
+        h.set("Tus-Resumable", version)
+        guard let message else { return HTTPResponse(status: status, headers: h) }
+        return .text(status, message, headers: h)
+    }
+
+    private func upload(_ id: String) -> TusUpload { TusUpload(id: id, directory: store.uploadsDirectory) }
+
+    // MARK: Requests on /uploads/<id>
+
+    func handle(_ request: HTTPRequest) -> HTTPHeadDecision {
+        if request.method == "OPTIONS" {
+            var h = HTTPHeaders()
+            Self.advertise(into: &h, maxSize: maxSize)
+            return .respond(HTTPResponse(status: 204, headers: h))
+        }
+        if let refusal = versionRefusal(request) { return .respond(refusal) }
+        let parts = request.path.split(separator: "/")
+        guard parts.count == 2, TusUpload.isValidID(parts[1]) else { return .respond(Self.tusResponse(404, "no such upload")) }
+        let upload = upload(String(parts[1]))
+        guard let info = upload.loadInfo(), let offset = upload.offset else { return .respond(Self.tusResponse(404, "no such upload")) }
+        if let expires = upload.expires(after: expiry), expires < Date(), !isBusy(upload.id) {
+            upload.remove()
+            return .respond(Self.tusResponse(410, "upload expired"))
+        }
+        switch request.method {
+        case "HEAD":
+            var h = HTTPHeaders()
+            h.add("Upload-Offset", String(offset))
+            if let length = info.length { h.add("Upload-Length", String(length)) } else { h.add("Upload-Defer-Length", "1") }
+            if !info.metadata.isEmpty { h.add("Upload-Metadata", info.metadata) }
+            h.add("Cache-Control", "no-store")
+            addExpires(to: &h, upload)
+            return .respond(Self.tusResponse(200, headers: h))
+        case "PATCH":
+            return patch(request, upload: upload, info: info, offset: offset)
+        case "DELETE":
+            upload.remove()
+            return .respond(Self.tusResponse(204))
+        default:
+            var h = HTTPHeaders()
+            h.add("Allow", "OPTIONS, HEAD, PATCH, DELETE")
+            return .respond(Self.tusResponse(405, "\(request.method) not allowed on an upload", headers: h))
+        }
+    }
+
+    private func patch(_ request: HTTPRequest, upload: TusUpload, info: TusUpload.Info, offset: Int64) -> HTTPHeadDecision {
+        guard mediaType(request) == Self.offsetContentType else {
+            return .respond(Self.tusResponse(415, "PATCH needs Content-Type: \(Self.offsetContentType)"))
+        }
+        guard let claimed = request.headers["Upload-Offset"].flatMap({ Int64(digits: $0.trimmingSpaces()) }) else {
+            return .respond(Self.tusResponse(400, "PATCH needs a valid Upload-Offset"))
+        }
+        guard claimed == offset else {
+            return .respond(Self.tusResponse(409, "Upload-Offset \(claimed) does not match the upload's offset \(offset)"))
+        }
+        var info = info
+        if let lengthHeader = request.headers["Upload-Length"] {
+            guard let length = Int64(digits: lengthHeader.trimmingSpaces()), length >= offset else {
+                return .respond(Self.tusResponse(400, "invalid Upload-Length"))
+            }
+            if let known = info.length, known != length {
+                return .respond(Self.tusResponse(400, "Upload-Length cannot change once set"))
+            }
+            if length > maxSize { return .respond(Self.tusResponse(413, "Upload-Length exceeds Tus-Max-Size \(maxSize)")) }
+            if info.length == nil {
+                info.length = length
+                do { try upload.save(info) } catch { return .respond(Self.tusResponse(500, "cannot record Upload-Length")) }
+            }
+        }
+        return receive(request, upload: upload, info: info, offset: offset, wrap: { $0 })
+    }
+
+    /// Starts a body into `upload` at `offset`; `wrap` adapts the success response (PATCH vs POST).
+    private func receive(_ request: HTTPRequest, upload: TusUpload, info: TusUpload.Info, offset: Int64,
+                         wrap: @escaping (HTTPResponse) -> HTTPResponse) -> HTTPHeadDecision {
+        let checksum: TusPatchReceiver.Checksum?
+        switch parseChecksum(request.headers["Upload-Checksum"]) {
+        case let .value(c): checksum = c
+        case let .refused(response): return .respond(response)
+        }
+        let limit = info.length ?? maxSize
+        if let bodyLength = request.contentLength, offset + bodyLength > limit {
+            return .respond(Self.tusResponse(413, "body runs past the upload's length \(limit)"))
+        }
+        guard claim(upload.id) else { return .respond(Self.tusResponse(409, "another request is writing this upload")) }
+        do {
+            let receiver = try TusPatchReceiver(
+                upload: upload, offset: offset, length: info.length ?? maxSize, checksum: checksum,
+                done: { [self] response, completed in
+                    var r = response
+                    r.headers.set("Tus-Resumable", Self.version)
+                    if completed && info.length != nil {
+                        if let failure = complete(upload, info: info) { return failure }
+                    } else {
+                        addExpires(to: &r.headers, upload)
+                    }
+                    return wrap(r)
+                },
+                release: { [self] in unclaim(upload.id) })
+            return .receive(receiver)
+        } catch {
+            unclaim(upload.id)
+            return .respond(Self.tusResponse(500, "cannot open upload data"))
+        }
+    }
+
+    // MARK: Creation: POST to a folder under /dav/
+
+    func create(_ request: HTTPRequest, folder: StoragePath) -> HTTPHeadDecision {
+        if let refusal = versionRefusal(request) { return .respond(refusal) }
+        if let st = FileSystem.stat(folder.filePath), !st.isDirectory {
+            return .respond(Self.tusResponse(409, "not a folder: \(folder.relative)"))
+        }
+        let deferred = request.headers["Upload-Defer-Length"]?.trimmingSpaces()
+        let lengthHeader = request.headers["Upload-Length"]
+        var length: Int64?
+        if let lengthHeader {
+            guard deferred == nil, let l = Int64(digits: lengthHeader.trimmingSpaces()) else {
+                return .respond(Self.tusResponse(400, "invalid Upload-Length"))
+            }
+            guard l <= maxSize else { return .respond(Self.tusResponse(413, "Upload-Length exceeds Tus-Max-Size \(maxSize)")) }
+            length = l
+        } else if deferred != "1" {
+            return .respond(Self.tusResponse(400, "POST needs Upload-Length or Upload-Defer-Length: 1"))
+        }
+        let metadataHeader = request.headers["Upload-Metadata"] ?? ""
+        let target: StoragePath
+        switch finalPath(folder: folder, metadata: metadataHeader) {
+        case let .value(p): target = p
+        case let .refused(response): return .respond(response)
+        }
+        sweepExpired()
+        let upload = upload(TusUpload.newID())
+        let info = TusUpload.Info(length: length, metadata: metadataHeader, target: target.segments)
+        do {
+            let fd = try FileSystem.open(upload.dataPath, O_WRONLY | O_CREAT | O_EXCL, mode: 0o600)
+            close(fd)
+            try upload.save(info)
+        } catch {
+            upload.remove()
+            if let e = error as? FileSystemError, e.isNoSpace { return .respond(Self.tusResponse(507, "insufficient storage")) }
+            return .respond(Self.tusResponse(500, "cannot create upload"))
+        }
+        var h = HTTPHeaders()
+        h.add("Location", "/uploads/\(upload.id)")
+        let hasBody = (request.contentLength ?? 0) > 0 || request.headers["Transfer-Encoding"] != nil
+        if hasBody, mediaType(request) == Self.offsetContentType {
+            return receive(request, upload: upload, info: info, offset: 0, wrap: { r in
+                var created = r
+                created.status = r.status == 204 ? 201 : r.status
+                for f in h { created.headers.add(f.name, f.value) }
+                return created
+            })
+        }
+        if length == 0, let failure = complete(upload, info: info) { return .respond(failure) }
+        h.add("Upload-Offset", "0")
+        if length != 0 { addExpires(to: &h, upload) }
+        return .respond(Self.tusResponse(201, headers: h))
+    }
+
+    /// The folder plus `filename`, under the optional `relativePath` (which may itself end in the file name).
+    private func finalPath(folder: StoragePath, metadata: String) -> Checked<StoragePath> {
+        guard let pairs = Self.parseMetadata(metadata) else { return .refused(Self.tusResponse(400, "malformed Upload-Metadata")) }
+        guard let filename = pairs["filename"], !filename.isEmpty else {
+            return .refused(Self.tusResponse(400, "Upload-Metadata needs a filename"))
+        }
+        var segments: [String] = []
+        if let relative = pairs["relativePath"] {
+            switch store.resolver.validate(segmentsOf: relative) {
+            case let .success(s): segments = s
+            case let .failure(refusal): return .refused(Self.tusResponse(refusal.status, "relativePath: \(refusal.message)"))
+            }
+            if segments.last == filename { segments.removeLast() }
+        }
+        guard case let .success(name) = store.resolver.validate(segmentsOf: filename), name.count == 1 else {
+            return .refused(Self.tusResponse(403, "filename must be a single plain name"))
+        }
+        let target = StoragePath(segments: folder.segments + segments + name, rootPath: store.rootPath)
+        guard store.resolver.isConfined(target) else { return .refused(Self.tusResponse(403, "path leads outside the root")) }
+        return .value(target)
+    }
+
+    /// Moves the finished data file into place (creating folders as needed) and forgets the upload.
+    /// Returns an error response when that is impossible; the upload then stays for a retry.
+    private func complete(_ upload: TusUpload, info: TusUpload.Info) -> HTTPResponse? {
+        let target = StoragePath(segments: info.target, rootPath: store.rootPath)
+        guard let parent = target.parent, store.resolver.isConfined(target) else {
+            return Self.tusResponse(403, "target leads outside the root")
+        }
+        do {
+            try FileSystem.makeDirectories(parent.filePath)
+            guard store.resolver.isConfined(target) else { return Self.tusResponse(403, "target leads outside the root") }
+            if FileSystem.stat(target.filePath)?.isDirectory == true {
+                return Self.tusResponse(409, "a folder exists at \(target.relative)")
+            }
+            try FileSystem.rename(upload.dataPath, target.filePath)
+        } catch {
+            return Self.tusResponse(500, "cannot move upload into place at \(target.relative)")
+        }
+        FileSystem.syncDirectory(parent.filePath)
+        upload.remove()
+        return nil
+    }
+
+    // MARK: Housekeeping
+
+    /// Removes expired uploads and undoes unverified chunks left by a crash. Cheap: one directory listing.
+    func sweepExpired() {
+        let now = Date()
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: store.uploadsDirectory)) ?? [] {
+            guard name.hasSuffix(".info") else { continue }
+            let id = String(name.dropLast(5))
+            guard TusUpload.isValidID(Substring(id)), !isBusy(id) else { continue }
+            let u = upload(id)
+            if FileManager.default.fileExists(atPath: u.pendingPath) { u.recoverPending() }
+            if let expires = u.expires(after: expiry), expires >= now { continue }
+            u.remove()
+        }
+    }
+
+    private func claim(_ id: String) -> Bool { busy.withLock { $0.insert(id).inserted } }
+    private func unclaim(_ id: String) { _ = busy.withLock { $0.remove(id) } }
+    private func isBusy(_ id: String) -> Bool { busy.withLock { $0.contains(id) } }
+
+    private func addExpires(to h: inout HTTPHeaders, _ upload: TusUpload) {
+        if let expires = upload.expires(after: expiry) { h.set("Upload-Expires", HTTPDate.format(expires)) }
+    }
+
+    private func versionRefusal(_ request: HTTPRequest) -> HTTPResponse? {
+        guard request.headers["Tus-Resumable"]?.trimmingSpaces() != Self.version else { return nil }
+        var h = HTTPHeaders()
+        h.add("Tus-Version", Self.version)
+        return Self.tusResponse(412, "Tus-Resumable must be \(Self.version)", headers: h)
+    }
+
+    private func mediaType(_ request: HTTPRequest) -> String? {
+        request.headers["Content-Type"].map { String($0.split(separator: ";")[0]).trimmingSpaces().lowercased() }
+    }
+
+    private func parseChecksum(_ value: String?) -> Checked<TusPatchReceiver.Checksum?> {
+        guard let value else { return .value(nil) }
+        let parts = value.trimmingSpaces().split(separator: " ", omittingEmptySubsequences: true)
+        guard parts.count == 2 else { return .refused(Self.tusResponse(400, "malformed Upload-Checksum")) }
+        let algorithm: DigestAlgorithm
+        switch parts[0].lowercased() {
+        case "sha1": algorithm = .sha1
+        case "sha256": algorithm = .sha256
+        default: return .refused(Self.tusResponse(400, "unsupported checksum algorithm \(parts[0])"))
+        }
+        guard let expected = Data(base64Encoded: String(parts[1])), expected.count == algorithm.byteCount else {
+            return .refused(Self.tusResponse(400, "malformed Upload-Checksum value"))
+        }
+        return .value(.init(algorithm: algorithm, expected: Array(expected)))
+    }
+
+    /// `key base64,key2 base64,flag`: nil when a value is not base64 or not UTF-8.
+    static func parseMetadata(_ header: String) -> [String: String]? {
+        var out: [String: String] = [:]
+        for pair in header.split(separator: ",") {
+            let kv = pair.trimmingCharacters(in: .whitespaces).split(separator: " ", omittingEmptySubsequences: true)
+            guard let key = kv.first, kv.count <= 2 else { return nil }
+            if kv.count == 2 {
+                guard let data = Data(base64Encoded: String(kv[1])), let s = String(data: data, encoding: .utf8) else { return nil }
+                out[String(key)] = s
+            } else {
+                out[String(key)] = ""
+            }
+        }
+        return out
+    }
 }

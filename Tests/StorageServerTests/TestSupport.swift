@@ -12,9 +12,10 @@ final class ServerFixture: Sendable {
     let expiry: TimeInterval
     let maxSize: Int64
 
-    init(token: String? = ServerFixture.token, expiry: TimeInterval = 3600, maxSize: Int64 = 1 << 30) throws {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-storage-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+    init(token: String? = ServerFixture.token, expiry: TimeInterval = 3600, maxSize: Int64 = 1 << 30,
+         root: URL? = nil) throws {
+        self.root = root ?? FileManager.default.temporaryDirectory.appendingPathComponent("skylift-storage-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: self.root, withIntermediateDirectories: true)
         self.expiry = expiry
         self.maxSize = maxSize
         try start(token: token)
@@ -23,7 +24,7 @@ final class ServerFixture: Sendable {
     /// (Re)starts on a fresh port with the same root.
     func start(token: String? = ServerFixture.token) throws {
         let config = StorageConfiguration(root: root, token: token, tusExpiry: expiry, maxUploadSize: maxSize,
-                                          accessLog: { [log] line in log.append(line) })
+                                          accessLog: { [log] line in log.append(line) }, idleTimeout: 10)
         let s = try StorageServer(configuration: config)
         try s.start()
         server.withLock { $0 = s }

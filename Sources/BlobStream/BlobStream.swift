@@ -1,2 +1,0 @@
-// BlobStream: see DESIGN.md for what this module owns.
-enum BlobStreamModule {}

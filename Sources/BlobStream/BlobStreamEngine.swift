@@ -1,0 +1,354 @@
+import Foundation
+import Synchronization
+
+/// The state machine behind ``BlobInputStream``: opening, block reads and read-ahead, offsets, events.
+///
+/// Kept apart from the `InputStream` subclass because Foundation's streams are not `Sendable`, while the
+/// engine is shared with the fill queue and the event queue.
+final class BlobStreamEngine: @unchecked Sendable {
+    // @unchecked Sendable: every mutable field lives in `state` (a Mutex); the block buffers are written
+    // only by the one fill that owns them at a time (see `State.filling`) and read under the lock.
+
+    let source: any BlobSource
+    let blockSize: Int
+
+    let reader: BlobReader
+    /// One block buffer in synchronous mode; two in asynchronous mode (one read from, one filled ahead).
+    private let storage: [UnsafeMutableRawPointer]
+    private let fillQueue: DispatchQueue?
+    let eventQueue: DispatchQueue?
+    let state = Mutex(State())
+
+    struct Block {
+        var index: Int
+        var start: Int64
+        var count: Int
+        var end: Int64 { start + Int64(count) }
+        func covers(_ position: Int64) -> Bool { position >= start && position < end }
+    }
+
+    struct State {
+        var status: Stream.Status = .notOpen
+        var error: (any Error)?
+        var position: Int64 = 0
+        var length: Int64 = 0
+        /// The block reads are served from.
+        var current: Block?
+        /// Asynchronous mode: a block read ahead, not yet current.
+        var spare: Block?
+        /// Asynchronous mode: a fill is running and owns the buffer `current` does not use.
+        var filling = false
+        /// Threads blocked in `read` until a fill or the open completes.
+        var waiters: [DispatchSemaphore] = []
+        var targets = EventTargets()
+        var events: [Stream.Event] = []
+        var delivering = false
+
+        mutating func wakeWaiters() {
+            for w in waiters { w.signal() }
+            waiters.removeAll()
+        }
+    }
+
+    init(source: any BlobSource, mode: BlobInputStream.Mode, blockSize: Int) {
+        self.source = source
+        self.blockSize = max(1, blockSize)
+        self.reader = BlobReader(source: source)
+        switch mode {
+        case .synchronous:
+            storage = [.allocate(byteCount: self.blockSize, alignment: 16)]
+            fillQueue = nil
+            eventQueue = nil
+        case let .asynchronous(events):
+            let size = self.blockSize
+            storage = (0 ..< 2).map { _ in .allocate(byteCount: size, alignment: 16) }
+            fillQueue = DispatchQueue(label: "BlobInputStream.fill")
+            eventQueue = events
+        }
+    }
+
+    deinit {
+        reader.close()
+        for b in storage { b.deallocate() }
+    }
+
+    // MARK: Stream
+
+    func open() {
+        let proceed = state.withLock { s -> Bool in
+            guard s.status == .notOpen else { return false }
+            s.status = .opening
+            return true
+        }
+        guard proceed else { return }
+        if fillQueue == nil {
+            didOpen(Result { try reader.openBlocking() })
+        } else {
+            source.open { [self] result in
+                if case let .success(info) = result { reader.pin(info) }
+                didOpen(result)
+            }
+        }
+    }
+
+    private func didOpen(_ result: Result<BlobInfo, any Error>) {
+        let stillWanted = state.withLock { s -> Bool in
+            guard s.status == .opening else { return false }
+            defer { s.wakeWaiters() }
+            switch result {
+            case let .failure(error):
+                fail(&s, error)
+            case let .success(info):
+                s.length = info.length
+                guard s.position <= info.length else {
+                    fail(&s, BlobStreamError.offsetOutOfRange(name: source.name, offset: s.position, length: info.length))
+                    return true
+                }
+                s.status = .open
+                post(&s, .openCompleted)
+                if fillQueue != nil { scheduleFill(&s) } else { postAvailability(&s) }
+            }
+            return true
+        }
+        // Closed while opening: the open that just finished must not leak.
+        if !stillWanted { reader.close() }
+        deliverEvents()
+    }
+
+    func close() {
+        let wasOpen = state.withLock { s -> Bool in
+            guard s.status != .closed else { return false }
+            s.status = .closed
+            s.events.removeAll()
+            s.wakeWaiters()
+            return true
+        }
+        guard wasOpen else { return }
+        // A fill may be reading right now; closing the source under it would let a recycled descriptor be
+        // read, so the close waits its turn behind the fill.
+        if let fillQueue { fillQueue.sync { reader.close() } } else { reader.close() }
+    }
+
+    var status: Stream.Status { state.withLock { $0.status } }
+
+    var error: (any Error)? { state.withLock { $0.error } }
+
+    var hasBytesAvailable: Bool {
+        state.withLock { s in
+            switch s.status {
+            case .open, .reading: s.position < s.length
+            // A read now waits for the open; answering false would make URLSession end the body empty.
+            case .opening: true
+            default: false
+            }
+        }
+    }
+
+    func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) -> Int {
+        guard len > 0 else { return 0 }
+        while true {
+            let step = state.withLock { s in nextStep(&s, maxLength: len) }
+            switch step {
+            case let .copy(index, from, count):
+                // `current` changes only on this consumer's own calls, so its bytes are stable here.
+                UnsafeMutableRawPointer(buffer).copyMemory(from: storage[index] + from, byteCount: count)
+                deliverEvents()
+                return count
+            case let .done(n):
+                deliverEvents()
+                return n
+            case let .wait(semaphore):
+                semaphore.wait()
+            case let .fill(offset):
+                do {
+                    let n = try reader.readBlock(into: block(0), at: offset)
+                    state.withLock { s in
+                        if s.status == .reading { s.status = .open }
+                        s.current = Block(index: 0, start: offset, count: n)
+                    }
+                } catch {
+                    state.withLock { s in if s.status == .reading || s.status == .open { fail(&s, error) } }
+                    deliverEvents()
+                    return -1
+                }
+            case let .waitForOpen(semaphore):
+                // The open completion may be queued behind this very call: fail rather than wait forever.
+                if let queue = source.openCompletionQueue, QueueProbe.isCurrent(queue) {
+                    state.withLock { s in
+                        if s.status == .opening { fail(&s, BlobStreamError.synchronousOpenWouldDeadlock(name: source.name)) }
+                    }
+                    deliverEvents()
+                    return -1
+                }
+                semaphore.wait()
+            }
+        }
+    }
+
+    private enum Step {
+        /// Copy `count` bytes at `from` in buffer `index`; the position has already moved past them.
+        case copy(index: Int, from: Int, count: Int)
+        case done(Int)
+        case wait(DispatchSemaphore)
+        case fill(Int64)
+        case waitForOpen(DispatchSemaphore)
+    }
+
+    private func nextStep(_ s: inout State, maxLength len: Int) -> Step {
+        switch s.status {
+        case .notOpen, .closed, .error: return .done(-1)
+        case .atEnd: return .done(0)
+        case .opening:
+            let w = DispatchSemaphore(value: 0)
+            s.waiters.append(w)
+            return .waitForOpen(w)
+        default: break
+        }
+        if s.position >= s.length {
+            reachEnd(&s)
+            return .done(0)
+        }
+        if let current = s.current, current.covers(s.position) {
+            let n = min(len, Int(current.end - s.position))
+            let from = Int(s.position - current.start)
+            s.position += Int64(n)
+            s.status = .open
+            if s.position >= s.length { reachEnd(&s) } else { afterConsuming(&s) }
+            return .copy(index: current.index, from: from, count: n)
+        }
+        if fillQueue == nil {
+            s.status = .reading
+            return .fill(s.position)
+        }
+        if let spare = s.spare, spare.covers(s.position) {
+            s.current = spare
+            s.spare = nil
+            scheduleFill(&s)
+            return nextStep(&s, maxLength: len)
+        }
+        s.status = .reading
+        scheduleFill(&s)
+        let w = DispatchSemaphore(value: 0)
+        s.waiters.append(w)
+        return .wait(w)
+    }
+
+    private func reachEnd(_ s: inout State) {
+        guard s.status != .atEnd else { return }
+        s.status = .atEnd
+        post(&s, .endEncountered)
+    }
+
+    private func afterConsuming(_ s: inout State) {
+        if fillQueue != nil { scheduleFill(&s) }
+        postAvailability(&s)
+    }
+
+    /// Queues `hasBytesAvailable` when a read would return bytes without waiting.
+    func postAvailability(_ s: inout State) {
+        guard s.status == .open, s.position < s.length else { return }
+        if fillQueue != nil {
+            let ready = (s.current?.covers(s.position) ?? false) || (s.spare?.covers(s.position) ?? false)
+            guard ready else { return }
+        }
+        post(&s, .hasBytesAvailable)
+    }
+
+    func fail(_ s: inout State, _ error: any Error) {
+        s.status = .error
+        s.error = error
+        s.wakeWaiters()
+        post(&s, .errorOccurred)
+    }
+
+    // MARK: Read-ahead (asynchronous mode)
+
+    /// Starts reading the next block the consumer will want into the buffer `current` does not use.
+    func scheduleFill(_ s: inout State) {
+        guard let fillQueue, !s.filling, s.status == .open || s.status == .reading else { return }
+        let target: Int64
+        if let current = s.current, current.covers(s.position) { target = current.end } else { target = s.position }
+        guard target < s.length, !(s.spare?.covers(target) ?? false) else { return }
+        let index = s.current.map { 1 - $0.index } ?? 0
+        s.filling = true
+        s.spare = nil
+        fillQueue.async { [self] in
+            let result = Result { try reader.readBlock(into: block(index), at: target) }
+            state.withLock { s in
+                s.filling = false
+                guard s.status == .open || s.status == .reading else { return }
+                switch result {
+                case let .success(n):
+                    s.spare = Block(index: index, start: target, count: n)
+                    if s.status == .open, !(s.current?.covers(s.position) ?? false) { postAvailability(&s) }
+                    s.wakeWaiters()
+                    scheduleFill(&s)
+                case let .failure(error):
+                    fail(&s, error)
+                }
+            }
+            deliverEvents()
+        }
+    }
+
+    private func block(_ index: Int) -> UnsafeMutableRawBufferPointer {
+        UnsafeMutableRawBufferPointer(start: storage[index], count: blockSize)
+    }
+
+    // MARK: Buffer access and properties
+
+    /// Consumes the rest of the current block; returns where it lies, or nil when nothing is buffered.
+    func takeBuffered() -> (index: Int, from: Int, count: Int)? {
+        let taken = state.withLock { s -> (index: Int, from: Int, count: Int)? in
+            guard s.status == .open, let current = s.current, current.covers(s.position) else { return nil }
+            let n = Int(current.end - s.position)
+            let from = Int(s.position - current.start)
+            s.position += Int64(n)
+            if s.position >= s.length { reachEnd(&s) } else { afterConsuming(&s) }
+            return (current.index, from, n)
+        }
+        deliverEvents()
+        return taken
+    }
+
+    func pointer(index: Int, from: Int) -> UnsafeMutablePointer<UInt8> {
+        (storage[index] + from).assumingMemoryBound(to: UInt8.self)
+    }
+
+    /// Moves the next read to `offset`. Before `open()` any offset is accepted (checked against the length
+    /// when the source opens); once open it must lie within the content.
+    func seek(to offset: Int64) -> Bool {
+        guard offset >= 0 else { return false }
+        let ok = state.withLock { s -> Bool in
+            switch s.status {
+            case .notOpen, .opening:
+                s.position = offset
+                return true
+            case .open, .atEnd:
+                guard offset <= s.length else { return false }
+                s.position = offset
+                s.status = .open
+                if offset >= s.length { reachEnd(&s) } else {
+                    scheduleFill(&s)
+                    postAvailability(&s)
+                }
+                return true
+            default:
+                return false
+            }
+        }
+        deliverEvents()
+        return ok
+    }
+
+    var offset: Int64 { state.withLock { $0.position } }
+
+    func property(forKey key: Stream.PropertyKey) -> NSNumber? {
+        key == .fileCurrentOffsetKey ? NSNumber(value: offset) : nil
+    }
+
+    func setProperty(_ property: Any?, forKey key: Stream.PropertyKey) -> Bool {
+        guard key == .fileCurrentOffsetKey, let number = property as? NSNumber else { return false }
+        return seek(to: number.int64Value)
+    }
+}

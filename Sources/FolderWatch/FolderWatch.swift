@@ -1,2 +1,0 @@
-// FolderWatch: see DESIGN.md for what this module owns.
-enum FolderWatchModule {}

@@ -1,0 +1,48 @@
+import Foundation
+
+/// Why a request failed. Carries the URL (without user info or secret query values) and never header values.
+public enum HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The request could not be sent as given (unsupported scheme, malformed URL or header).
+    case invalidRequest(url: URL, reason: String)
+    /// No connection could be made (refused, unresolvable host, TLS handshake failed).
+    case connectFailed(url: URL, reason: String)
+    /// No bytes moved for the request's `timeout`, or connecting took longer.
+    case timedOut(url: URL)
+    /// The connection failed after it was made: cut mid-body, short body, protocol error.
+    case transferFailed(url: URL, reason: String)
+    /// The request body's stream failed or ended before its declared length.
+    case bodyStreamFailed(url: URL, reason: String)
+    /// `collect(upTo:)` saw more than `limit` bytes.
+    case bodyTooLarge(url: URL, limit: Int)
+    /// The caller cancelled the request or dropped the response body.
+    case cancelled
+
+    public var description: String {
+        switch self {
+        case let .invalidRequest(url, reason): "invalid request for \(url.absoluteString): \(reason)"
+        case let .connectFailed(url, reason): "cannot connect to \(url.absoluteString): \(reason)"
+        case let .timedOut(url): "timed out: \(url.absoluteString)"
+        case let .transferFailed(url, reason): "transfer failed for \(url.absoluteString): \(reason)"
+        case let .bodyStreamFailed(url, reason): "request body failed for \(url.absoluteString): \(reason)"
+        case let .bodyTooLarge(url, limit): "response body of \(url.absoluteString) is larger than \(limit) bytes"
+        case .cancelled: "request cancelled"
+        }
+    }
+
+    /// `url` fit to appear in an error: user info dropped, values of query items that look like secrets
+    /// (signatures, tokens, credentials) replaced.
+    static func redacted(_ url: URL) -> URL {
+        guard var parts = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url }
+        parts.user = nil
+        parts.password = nil
+        let secretish = ["signature", "token", "credential", "secret", "password", "key"]
+        if let items = parts.percentEncodedQueryItems {
+            parts.percentEncodedQueryItems = items.map { item in
+                let name = item.name.lowercased()
+                return secretish.contains(where: name.contains) && item.value != nil
+                    ? URLQueryItem(name: item.name, value: "REDACTED") : item
+            }
+        }
+        return parts.url ?? url
+    }
+}

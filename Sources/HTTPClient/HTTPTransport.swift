@@ -1,0 +1,21 @@
+import Foundation
+
+/// Sends HTTP requests. Implementations never follow redirects, never decompress and never cache:
+/// callers see exactly what the server sent.
+public protocol HTTPTransport: Sendable {
+    /// Sends `request` and returns once the response head has arrived.
+    ///
+    /// Throws `HTTPClientError` when no response head arrives (connect failure, timeout, cut connection)
+    /// and `HTTPClientError.cancelled` when the calling task is cancelled first. Any HTTP status is a response,
+    /// not an error.
+    func execute(_ request: HTTPClientRequest) async throws -> HTTPClientResponse
+}
+
+/// The transport with the best throughput on this platform: libcurl on Linux, URLSession elsewhere.
+public func makeDefaultTransport() -> any HTTPTransport {
+    #if canImport(CCurl) && os(Linux)
+    CurlTransport()
+    #else
+    URLSessionTransport()
+    #endif
+}

@@ -1,0 +1,107 @@
+import Foundation
+import Hashing
+import HTTPServer
+
+/// Appends one PATCH (or creation-with-upload) body to an upload's data file.
+///
+/// Bytes are fsynced before the 204 goes out. A chunk with `Upload-Checksum` is verified once complete and
+/// cut off again on mismatch; a chunk without one that is interrupted is kept, as tus intends.
+final class TusPatchReceiver: HTTPBodyReceiver {
+    struct Checksum {
+        let algorithm: DigestAlgorithm
+        let expected: [UInt8]
+    }
+
+    private let upload: TusUpload
+    private let startOffset: Int64
+    private let length: Int64?
+    private let sink: FileSink
+    private var digest: Digest?
+    private let expected: [UInt8]?
+    private let done: (HTTPResponse, _ completed: Bool) -> HTTPResponse
+    private let release: () -> Void
+    private var failed = false
+
+    /// `done` turns the success answer into the final one (and finishes the upload when `completed`);
+    /// `release` runs exactly once when this receiver is through with the upload.
+    init(upload: TusUpload, offset: Int64, length: Int64?, checksum: Checksum?,
+         done: @escaping (HTTPResponse, Bool) -> HTTPResponse, release: @escaping () -> Void) throws {
+        self.upload = upload
+        startOffset = offset
+        self.length = length
+        self.done = done
+        self.release = release
+        expected = checksum?.expected
+        if let checksum {
+            digest = Digest(checksum.algorithm)
+            try Self.writePending(offset, to: upload.pendingPath)
+        }
+        let fd = try FileSystem.open(upload.dataPath, O_WRONLY | O_APPEND)
+        sink = FileSink(fd: fd, path: upload.dataPath)
+    }
+
+    func receive(_ chunk: UnsafeRawBufferPointer) -> HTTPResponse? {
+        guard !failed else { return nil }
+        if let length, startOffset + sink.written + Int64(chunk.count) > length {
+            return fail(.text(413, "PATCH runs past Upload-Length \(length)"))
+        }
+        do { try sink.append(chunk) } catch { return fail(failure(error)) }
+        digest?.update(chunk)
+        return nil
+    }
+
+    func finish() -> HTTPResponse {
+        defer { release() }
+        if failed { return TusUploads.tusResponse(500, "upload failed") }
+        if let expected, let d = digest.take() {
+            guard d.finalize() == expected else {
+                rollBack()
+                return TusUploads.tusResponse(460, "checksum mismatch: chunk discarded")
+            }
+        }
+        do { try sink.sync() } catch { return fail(failure(error)) }
+        FileSystem.unlink(upload.pendingPath)
+        let offset = startOffset + sink.written
+        var h = HTTPHeaders()
+        h.add("Upload-Offset", String(offset))
+        return done(HTTPResponse(status: 204, headers: h), length == offset)
+    }
+
+    func abort() {
+        defer { release() }
+        guard !failed else { return }
+        if expected != nil {
+            // An unverified chunk must not count.
+            rollBack()
+        } else {
+            try? sink.sync()
+        }
+    }
+
+    /// Cuts the data file back to where this request started.
+    private func fail(_ response: HTTPResponse) -> HTTPResponse {
+        rollBack()
+        return response
+    }
+
+    private func rollBack() {
+        failed = true
+        sink.discardBuffer()
+        if ftruncate(sink.fd, off_t(startOffset)) == 0 {
+            _ = fsync(sink.fd)
+            FileSystem.unlink(upload.pendingPath)
+        }
+    }
+
+    private func failure(_ error: any Error) -> HTTPResponse {
+        if let e = error as? FileSystemError, e.isNoSpace { return TusUploads.tusResponse(507, "insufficient storage") }
+        return TusUploads.tusResponse(500, "cannot store upload data")
+    }
+
+    private static func writePending(_ offset: Int64, to path: String) throws {
+        let fd = try FileSystem.open(path, O_WRONLY | O_CREAT | O_TRUNC, mode: 0o600)
+        defer { close(fd) }
+        try Array(String(offset).utf8).withUnsafeBytes { try FileSystem.writeAll(fd, $0, path: path) }
+        try FileSystem.sync(fd, path: path)
+    }
+}

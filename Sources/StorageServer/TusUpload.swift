@@ -1,0 +1,69 @@
+import Foundation
+
+/// One unfinished tus upload as persisted under the hidden uploads directory:
+/// `<id>.info` (JSON, written durably), `<id>.data` (the bytes so far; its size is the offset) and, while a
+/// checksummed PATCH is in flight, `<id>.pending` holding the offset to fall back to if the chunk never verifies.
+struct TusUpload: Sendable {
+    /// What `<id>.info` holds.
+    struct Info: Codable, Sendable {
+        /// Total length; nil while deferred.
+        var length: Int64?
+        /// The `Upload-Metadata` header as the client sent it, echoed back on HEAD.
+        var metadata: String
+        /// Where the file lands, as segments below the root.
+        var target: [String]
+    }
+
+    let id: String
+    let directory: String
+
+    var infoPath: String { directory + "/" + id + ".info" }
+    var dataPath: String { directory + "/" + id + ".data" }
+    var pendingPath: String { directory + "/" + id + ".pending" }
+
+    /// Upload ids are 32 lower-case hex digits; anything else never touches the file system.
+    static func isValidID(_ id: Substring) -> Bool {
+        id.utf8.count == 32 && id.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    }
+
+    static func newID() -> String { UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased() }
+
+    func loadInfo() -> Info? {
+        guard let data = FileManager.default.contents(atPath: infoPath) else { return nil }
+        return try? JSONDecoder().decode(Info.self, from: data)
+    }
+
+    /// Writes the info through a temp file, fsync and rename, so a crash leaves the old or the new one.
+    func save(_ info: Info) throws {
+        let bytes = try JSONEncoder().encode(info)
+        let temp = infoPath + ".tmp"
+        let fd = try FileSystem.open(temp, O_WRONLY | O_CREAT | O_TRUNC, mode: 0o600)
+        defer { close(fd) }
+        try bytes.withUnsafeBytes { try FileSystem.writeAll(fd, $0, path: temp) }
+        try FileSystem.sync(fd, path: temp)
+        try FileSystem.rename(temp, infoPath)
+        FileSystem.syncDirectory(directory)
+    }
+
+    /// Bytes durably received so far.
+    var offset: Int64? { FileSystem.stat(dataPath)?.size }
+
+    /// When the upload expires: `expiry` seconds after its last change.
+    func expires(after expiry: TimeInterval) -> Date? {
+        guard let st = FileSystem.stat(dataPath) else { return nil }
+        return Date(timeIntervalSince1970: TimeInterval(st.mtimeNanoseconds) / 1e9 + expiry)
+    }
+
+    /// Undoes a checksummed chunk that was in flight when the server died: those bytes were never verified.
+    func recoverPending() {
+        guard let text = try? String(contentsOfFile: pendingPath, encoding: .utf8), let offset = Int64(text) else {
+            FileSystem.unlink(pendingPath)
+            return
+        }
+        if truncate(dataPath, off_t(offset)) == 0 { FileSystem.unlink(pendingPath) }
+    }
+
+    func remove() {
+        for p in [dataPath, infoPath, pendingPath, infoPath + ".tmp"] { FileSystem.unlink(p) }
+    }
+}

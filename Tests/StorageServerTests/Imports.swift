@@ -1,0 +1,3 @@
+import SkyliftCore
+
+typealias SkyliftCoreDate = HTTPDate
