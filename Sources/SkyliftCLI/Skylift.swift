@@ -6,6 +6,8 @@ public enum Skylift {
     public static var commands: [any Command.Type] {
         [
             ServeCommand.self,
+            UploadCommand.self,
+            CopyCommand.self,
         ]
     }
 
