@@ -28,14 +28,7 @@ public enum CopyCommand: Command {
         let source = arguments.positionals[0], dest = arguments.positionals[1]
         let settings = try TransferSettings(arguments, destination: dest, context: context, command: spec.name)
         let transport = makeDefaultTransport()
-        var sourceHeaders = HTTPHeaders()
-        for line in arguments.all("--source-header") {
-            guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else {
-                throw UsageError.badValue(command: spec.name, option: "--source-header", value: line, expected: "'Name: value'")
-            }
-            sourceHeaders.add(String(line[..<colon]).trimmingCharacters(in: .whitespaces),
-                              String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces))
-        }
+        let sourceHeaders = try TransferSettings.headers(arguments.all("--source-header"), option: "--source-header", command: spec.name)
         let item: UploadItem
         if let url = URL(string: source), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" {
             let name = url.lastPathComponent

@@ -29,14 +29,7 @@ struct TransferSettings {
             throw UsageError.badValue(command: command, option: command == "copy" ? "DEST" : "--to", value: raw, expected: "an http(s) folder URL")
         }
         destination = url
-        var extra = HTTPHeaders()
-        for line in arguments.all("--header") {
-            guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else {
-                throw UsageError.badValue(command: command, option: "--header", value: line, expected: "'Name: value'")
-            }
-            extra.add(String(line[..<colon]).trimmingCharacters(in: .whitespaces),
-                      String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces))
-        }
+        let extra = try Self.headers(arguments.all("--header"), option: "--header", command: command)
         let token = arguments.value("--token") ?? context.environment["SKYLIFT_TOKEN"]
         headers = RemoteHTTP.headers(token: token, extra: extra)
         state = arguments.value("--state").map { URL(fileURLWithPath: $0) } ?? ResumeStore.defaultDirectory(environment: context.environment)
@@ -50,6 +43,19 @@ struct TransferSettings {
             partLength = v
         }
         options = UploadOptions(force: arguments.flag("--force"), verify: arguments.flag("--verify"), partLength: partLength)
+    }
+
+    /// Parses `Name: value` lines given to `option`.
+    static func headers(_ lines: [String], option: String, command: String) throws(UsageError) -> HTTPHeaders {
+        var headers = HTTPHeaders()
+        for line in lines {
+            guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else {
+                throw .badValue(command: command, option: option, value: line, expected: "'Name: value'")
+            }
+            headers.add(String(line[..<colon]).trimmingCharacters(in: .whitespaces),
+                        String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces))
+        }
+        return headers
     }
 
     /// Asks the destination what it speaks and returns an uploader for it; errors become one-line failures.
