@@ -67,6 +67,18 @@ import Testing
         }
     }
 
+    @Test func cloudToCloudCopyThroughURLSession() async throws {
+        try await withServer(.init(cutOnceAfter: 700_000)) { _, url in
+            let sink = HTTPServer(configuration: .init(), handler: DigestingHandler())
+            try sink.start()
+            defer { sink.stop() }
+            let answer = try await putStream(BlobInputStream(source: source(url)), length: Int64(bytes.count),
+                                             to: try #require(URL(string: "\(sink.baseURL)/copy")))
+            #expect(answer.status == 201)
+            #expect(answer.body == "\(bytes.count) \(Digest.hash(.sha256, bytes).hexString)\n")
+        }
+    }
+
     @Test func changedObjectAfterACutIsAnErrorNotAMix() async throws {
         try await withServer(.init(cutOnceAfter: 400_000, changeOnCut: true)) { _, url in
             var got: [UInt8] = []
