@@ -49,6 +49,7 @@ let package = Package(
             "RangeCache", "StreamProxy", "FolderWatch", "AutoUpload",
         ]),
         .executableTarget(name: "skylift", dependencies: ["SkyliftCLI"]),
+        .executableTarget(name: "BlobStreamBench", dependencies: ["BlobStream", "HTTPClient", "HTTPServer"], path: "bench/blobstream/BlobStreamBench"),
 
         .testTarget(name: "SkyliftCoreTests", dependencies: ["SkyliftCore"]),
         .testTarget(name: "HashingTests", dependencies: ["Hashing"]),

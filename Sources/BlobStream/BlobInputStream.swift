@@ -7,7 +7,9 @@ import Foundation
 /// source is open or has failed, and `read` blocks until its bytes are there. Opening synchronously on the
 /// very queue the source calls its open completion on would wait forever; when the source names that queue
 /// (``BlobSource/openCompletionQueue``) the stream fails at once with
-/// ``BlobStreamError/synchronousOpenWouldDeadlock(name:)`` instead. In ``Mode/asynchronous(events:)`` mode
+/// ``BlobStreamError/synchronousOpenWouldDeadlock(name:)`` instead. Synchronous mode blocks its caller, so
+/// keep it off the Swift concurrency pool (use ``BlobChunks`` there): an ``HTTPSource`` completes its work
+/// on that pool, and blocking every pool thread would leave none to do it. In ``Mode/asynchronous(events:)`` mode
 /// `open()` returns at once, blocks are read ahead on a private queue, and `openCompleted`,
 /// `hasBytesAvailable`, `endEncountered` and `errorOccurred` go to the delegate on the given queue or on the
 /// run loops the stream is scheduled in. A delegate that reads once per `hasBytesAvailable` never blocks.

@@ -131,6 +131,16 @@ extension RangeCache {
         }
     }
 
+    /// For each block in `blocks`, whether it is present (all false when the entry is stale).
+    public func presence(_ entry: CacheEntry, blocks: Range<Int>) -> [Bool] {
+        state.withLock { s in
+            guard let record = s.records[entry.key.value], record.epoch == entry.epoch else {
+                return [Bool](repeating: false, count: blocks.count)
+            }
+            return blocks.map { record.map.blocks[$0] != nil }
+        }
+    }
+
     /// Keeps `range` of `entry` from eviction until ``unpin(_:)``.
     public func pin(_ entry: CacheEntry, _ range: ByteRange) -> CachePin {
         state.withLock { s in

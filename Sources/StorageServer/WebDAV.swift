@@ -1,11 +1,13 @@
 import Foundation
 import HTTPServer
 
-/// WebDAV class 1 and 2 (RFC 4918) over the store: PUT, DELETE, MKCOL here; properties, copy/move and
-/// locks in their own files.
+/// WebDAV class 1 and 2 (RFC 4918) over the store: PUT, DELETE, MKCOL and lock checks here; properties,
+/// copy/move and locking in their own files.
 final class WebDAV: Sendable {
     let store: Store
     let maxUploadSize: Int64
+    let locks = LockTable()
+    let properties = DeadProperties()
 
     init(store: Store, maxUploadSize: Int64) {
         self.store = store
@@ -17,9 +19,54 @@ final class WebDAV: Sendable {
         case "PUT": return put(request, target: target)
         case "DELETE": return .respond(delete(request, target: target))
         case "MKCOL": return mkcol(request, target: target)
-        default: return .respond(.text(405, "method \(request.method) not allowed on \(target.relative)"))
+        case "PROPFIND": return withBody { self.propfind(request, target: target, body: $0) }
+        case "PROPPATCH": return withBody { self.proppatch(request, target: target, body: $0) }
+        case "COPY", "MOVE": return .respond(copyOrMove(request, source: target))
+        case "LOCK": return withBody { self.lock(request, target: target, body: $0) }
+        case "UNLOCK": return .respond(unlock(request, target: target))
+        default:
+            return .respond(.text(405, "method \(request.method) not allowed on \(target.relative)",
+                                  headers: ["Allow": "OPTIONS, GET, HEAD, POST, PUT, DELETE, PROPFIND, PROPPATCH, MKCOL, COPY, MOVE, LOCK, UNLOCK"]))
         }
     }
+
+    private func withBody(_ answer: @escaping ([UInt8]) -> HTTPResponse) -> HTTPHeadDecision {
+        .receive(BodyCollector(answer: answer))
+    }
+
+    // MARK: Lock and If-header checks
+
+    /// A path the request changes, and how: `subtree` when everything below goes too, `membership` when the
+    /// parent collection gains or loses a member.
+    struct Change {
+        var path: StoragePath
+        var subtree = false
+        var membership = false
+    }
+
+    /// 412 when the `If` header does not hold, 423 when a lock on a changed path was not submitted; nil to go on.
+    func checkLocks(_ request: HTTPRequest, target: StoragePath, changes: [Change]) -> HTTPResponse? {
+        var submitted: Set<String> = []
+        if let value = request.headers["If"] {
+            guard let header = IfHeader(value) else { return .text(400, "malformed If header") }
+            let holds = header.evaluate(
+                requestPath: target,
+                resolve: { uri in if case let .success(p) = self.store.resolver.resolve(destination: uri) { p } else { nil } },
+                etag: { FileSystem.stat($0.filePath)?.etag },
+                locks: { Set(self.locks.covering($0).map(\.token)) })
+            guard holds else { return .text(412, "If header condition failed") }
+            submitted = header.tokens
+        }
+        for change in changes {
+            for lock in locks.affecting(change.path, subtree: change.subtree, membership: change.membership)
+            where !submitted.contains(lock.token) {
+                return DAVXML.error(423, condition: "lock-token-submitted", href: lock.root.href(collection: false))
+            }
+        }
+        return nil
+    }
+
+    // MARK: PUT, DELETE, MKCOL
 
     private func put(_ request: HTTPRequest, target: StoragePath) -> HTTPHeadDecision {
         guard let parent = target.parent else { return .respond(.text(405, "cannot PUT the root collection")) }
@@ -27,6 +74,9 @@ final class WebDAV: Sendable {
         if existing?.isDirectory == true { return .respond(.text(405, "a collection exists at \(target.relative)")) }
         guard FileSystem.stat(parent.filePath)?.isDirectory == true else {
             return .respond(.text(409, "parent collection missing: \(parent.relative)"))
+        }
+        if let refusal = checkLocks(request, target: target, changes: [Change(path: target, membership: existing == nil)]) {
+            return .respond(refusal)
         }
         if let status = Preconditions.evaluate(request, stat: existing) {
             return .respond(.text(status, "precondition failed for \(target.relative)"))
@@ -45,12 +95,17 @@ final class WebDAV: Sendable {
         if target.isRoot { return .text(403, "cannot delete the root collection") }
         let existing = FileSystem.stat(target.filePath)
         guard existing != nil else { return .text(404, "not found: \(target.relative)") }
+        if let refusal = checkLocks(request, target: target, changes: [Change(path: target, subtree: true, membership: true)]) {
+            return refusal
+        }
         if let status = Preconditions.evaluate(request, stat: existing) {
             return .text(status, "precondition failed for \(target.relative)")
         }
         do { try FileSystem.removeTree(target.filePath) } catch {
             return .text(500, "cannot delete \(target.relative)")
         }
+        properties.remove(target)
+        locks.removeAll(under: target)
         return HTTPResponse(status: 204)
     }
 
@@ -62,9 +117,13 @@ final class WebDAV: Sendable {
         guard let parent = target.parent, FileSystem.stat(parent.filePath)?.isDirectory == true else {
             return .respond(.text(409, "parent collection missing for \(target.relative)"))
         }
+        if let refusal = checkLocks(request, target: target, changes: [Change(path: target, membership: true)]) {
+            return .respond(refusal)
+        }
         do { try FileSystem.makeDirectory(target.filePath) } catch let e as FileSystemError {
             return .respond(e.isNoSpace ? .text(507, "insufficient storage") : .text(500, "cannot create \(target.relative)"))
         } catch { return .respond(.text(500, "cannot create \(target.relative)")) }
+        properties.remove(target)
         return .respond(.text(201, "created"))
     }
 }

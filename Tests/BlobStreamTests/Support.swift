@@ -1,5 +1,8 @@
 import BlobStream
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Hashing
 import HTTPServer
 import Synchronization
@@ -158,4 +161,21 @@ final class GatedSource: BlobSource {
     }
 
     func close() { inner.close() }
+}
+
+/// PUTs the stream and returns the server's `<count> <sha256>` answer.
+func putStream(_ stream: InputStream, length: Int64, to url: URL) async throws -> (status: Int, body: String) {
+    var request = URLRequest(url: url)
+    request.httpMethod = "PUT"
+    request.httpBodyStream = stream
+    request.setValue(String(length), forHTTPHeaderField: "Content-Length")
+    let session = URLSession(configuration: .ephemeral)
+    defer { session.finishTasksAndInvalidate() }
+    return try await withCheckedThrowingContinuation { c in
+        session.dataTask(with: request) { data, response, error in
+            if let error { return c.resume(throwing: error) }
+            let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+            c.resume(returning: (status, String(decoding: data ?? Data(), as: UTF8.self)))
+        }.resume()
+    }
 }

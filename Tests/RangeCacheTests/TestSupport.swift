@@ -3,7 +3,7 @@ import RangeCache
 import SkyliftCore
 
 /// A temporary directory removed when the value goes away.
-final class TempDir {
+final class TempDir: Sendable {
     let url: URL
     init() throws {
         url = FileManager.default.temporaryDirectory.appendingPathComponent("rangecache-" + UUID().uuidString)

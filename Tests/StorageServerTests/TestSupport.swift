@@ -12,9 +12,10 @@ final class ServerFixture: Sendable {
     let expiry: TimeInterval
     let maxSize: Int64
 
-    init(token: String? = ServerFixture.token, expiry: TimeInterval = 3600, maxSize: Int64 = 1 << 30) throws {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-storage-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+    init(token: String? = ServerFixture.token, expiry: TimeInterval = 3600, maxSize: Int64 = 1 << 30,
+         root: URL? = nil) throws {
+        self.root = root ?? FileManager.default.temporaryDirectory.appendingPathComponent("skylift-storage-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: self.root, withIntermediateDirectories: true)
         self.expiry = expiry
         self.maxSize = maxSize
         try start(token: token)

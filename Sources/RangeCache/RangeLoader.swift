@@ -1,0 +1,104 @@
+import Foundation
+import SkyliftCore
+import Synchronization
+
+/// Fetches byte ranges from an origin through a ``RangeCache``, the way a media player needs them.
+///
+/// - Content info first (``RangeOrigin/contentInfo(of:)``), revalidated when older than
+///   ``Configuration/revalidateAfter``; a changed representation drops the cached one and fails readers of
+///   the old one, so no reader ever gets bytes of two versions.
+/// - Readers of the same resource share downloads: a block is fetched once, whoever asked first.
+/// - A sequential reader gets a read-ahead window that grows as it keeps reading in order.
+/// - A download only one reader wanted stops when that reader leaves or seeks away.
+/// - Each reader gets its bytes in order, from the moment the block holding its position is there.
+/// - When the cache cannot take a block (disk full, everything pinned) the bytes are served from memory.
+///
+/// Use ``open(_:)`` to get a ``RangeResource``, then ``RangeResource/bytes(_:)`` (an `AsyncSequence`) or
+/// ``RangeResource/cursor(_:)`` (a pull API for threads that may block).
+public final class RangeLoader: Sendable {
+    public struct Configuration: Sendable {
+        /// Query parameters left out of cache keys (signatures that change on every URL).
+        public var droppedQueryParameters: Set<String>
+        /// Read-ahead of a reader that just started or seeked.
+        public var initialWindow: Int64
+        /// Most read-ahead a sequential reader grows to.
+        public var maxWindow: Int64
+        /// A download this close ahead of a reader counts as serving it; it is neither duplicated nor cancelled.
+        public var lookAhead: Int64
+        /// Seconds before content info is checked with the origin again (0: on every open).
+        public var revalidateAfter: Double
+        /// Bytes per resource held in memory when the cache cannot store them.
+        public var memoryFallback: Int64
+        /// Retries of a failed origin download (connect errors, cut transfers; never 4xx).
+        public var retry: RetryPolicy
+        /// Receives one line per notable event. Lines carry URLs without queries, never header values.
+        public var log: @Sendable (String) -> Void
+
+        public init(droppedQueryParameters: Set<String> = [], initialWindow: Int64 = 1 << 20,
+                    maxWindow: Int64 = 32 << 20, lookAhead: Int64 = 1 << 20, revalidateAfter: Double = 5,
+                    memoryFallback: Int64 = 32 << 20, retry: RetryPolicy = RetryPolicy(maxAttempts: 3, baseDelay: 0.1, maxDelay: 1),
+                    log: @escaping @Sendable (String) -> Void = { _ in }) {
+            self.droppedQueryParameters = droppedQueryParameters
+            self.initialWindow = initialWindow
+            self.maxWindow = maxWindow
+            self.lookAhead = lookAhead
+            self.revalidateAfter = revalidateAfter
+            self.memoryFallback = memoryFallback
+            self.retry = retry
+            self.log = log
+        }
+    }
+
+    public let cache: RangeCache
+    let origin: any RangeOrigin
+    let configuration: Configuration
+    private let resources = Mutex<[String: LoaderResource]>([:])
+
+    public init(cache: RangeCache, origin: any RangeOrigin, configuration: Configuration = .init()) {
+        self.cache = cache
+        self.origin = origin
+        self.configuration = configuration
+    }
+
+    /// Describes `url` (asking the origin when the known description is older than `revalidateAfter`)
+    /// and returns a handle to read it through the cache.
+    ///
+    /// Throws ``RangeOriginError`` when the origin refuses or cannot be reached.
+    public func open(_ url: URL) async throws -> RangeResource {
+        let key = CacheKey(url: url, droppingQuery: configuration.droppedQueryParameters)
+        let resource = resources.withLock { all in
+            if let r = all[key.value] { return r }
+            let r = LoaderResource(key: key, url: url, loader: self)
+            all[key.value] = r
+            return r
+        }
+        return try await resource.validated(url: url)
+    }
+
+    /// Stops every download. Readers still waiting get an error.
+    public func shutdown() {
+        for resource in resources.withLock({ Array($0.values) }) { resource.shutdown() }
+    }
+}
+
+/// One resource as a reader sees it: the representation it was opened at, and ways to read it.
+public struct RangeResource: Sendable {
+    let resource: LoaderResource
+    let generation: Int
+    /// Length (always known), type and validators.
+    public let info: ContentInfo
+
+    /// Total length in bytes.
+    public var length: Int64 { info.length ?? 0 }
+
+    /// A pull reader of `range` for threads that can block (one per HTTP connection).
+    public func cursor(_ range: ByteRange) -> RangeCursor {
+        RangeCursor(resource: resource, id: resource.addReader(range, generation: generation), range: range)
+    }
+
+    /// The bytes of `range`, in order, each chunk as soon as it is available. Iteration throws
+    /// ``RangeOriginError`` when the origin fails or the resource changes underneath.
+    public func bytes(_ range: ByteRange, chunkSize: Int = 256 * 1024) -> RangeBytes {
+        RangeBytes(resource: self, range: range, chunkSize: chunkSize)
+    }
+}

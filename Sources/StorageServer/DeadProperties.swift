@@ -1,0 +1,56 @@
+import Foundation
+
+/// Dead properties (set by clients with PROPPATCH), kept in a hidden sidecar file beside each resource:
+/// `<folder>/.skylift-props.<name>` (the root's own in `<root>/.skylift-props-root`). Because a collection's
+/// members keep their sidecars inside it, renaming or copying the folder carries their properties along;
+/// only the resource's own sidecar needs moving.
+struct DeadProperties: Sendable {
+    /// One stored property: its name and its whole element as stand-alone XML.
+    struct Entry: Codable, Sendable {
+        var property: PropertyName
+        var xml: String
+    }
+
+    func sidecar(_ path: StoragePath) -> String {
+        guard let parent = path.parent else { return path.rootPath + "/" + PathResolver.hiddenPrefix + "props-root" }
+        return parent.filePath + "/" + PathResolver.hiddenPrefix + "props." + path.name
+    }
+
+    func load(_ path: StoragePath) -> [Entry] {
+        guard let data = FileManager.default.contents(atPath: sidecar(path)) else { return [] }
+        return (try? JSONDecoder().decode([Entry].self, from: data)) ?? []
+    }
+
+    /// Replaces the stored set, durably (temp file, fsync, rename); an empty set removes the sidecar.
+    func save(_ entries: [Entry], for path: StoragePath) throws {
+        let file = sidecar(path)
+        if entries.isEmpty { FileSystem.unlink(file); return }
+        let temp = FileSystem.tempSibling(of: file, kind: "tmp")
+        let bytes = try JSONEncoder().encode(entries)
+        let fd = try FileSystem.open(temp, O_WRONLY | O_CREAT | O_EXCL, mode: 0o644)
+        defer { close(fd) }
+        do {
+            try bytes.withUnsafeBytes { try FileSystem.writeAll(fd, $0, path: temp) }
+            try FileSystem.sync(fd, path: temp)
+            try FileSystem.rename(temp, file)
+        } catch {
+            FileSystem.unlink(temp)
+            throw error
+        }
+    }
+
+    func remove(_ path: StoragePath) { FileSystem.unlink(sidecar(path)) }
+
+    /// Carries the resource's own properties to `destination` (members' travel with the folder).
+    func copy(from source: StoragePath, to destination: StoragePath) throws {
+        let entries = load(source)
+        remove(destination)
+        if !entries.isEmpty { try save(entries, for: destination) }
+    }
+
+    func move(from source: StoragePath, to destination: StoragePath) {
+        let file = sidecar(source)
+        remove(destination)
+        if FileManager.default.fileExists(atPath: file) { try? FileSystem.rename(file, sidecar(destination)) }
+    }
+}

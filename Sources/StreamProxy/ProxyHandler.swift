@@ -1,0 +1,147 @@
+import Dispatch
+import Foundation
+import HTTPServer
+import RangeCache
+import SkyliftCore
+import Synchronization
+
+/// Answers player requests: maps the path onto the origin, opens the resource through the loader, and
+/// builds the status, headers and body for the request's `Range`/`If-Range`.
+struct ProxyHandler: HTTPHandler {
+    /// More ranges than this in one request are answered with the whole representation.
+    static let maxRanges = 64
+
+    let configuration: StreamProxy.Configuration
+    let loader: RangeLoader
+    let responses: ActiveResponses
+
+    func head(_ request: HTTPRequest) -> HTTPHeadDecision {
+        guard request.method == "GET" || request.method == "HEAD" else {
+            return .respond(.text(405, "only GET and HEAD are proxied", headers: ["Allow": "GET, HEAD"]))
+        }
+        guard let url = originURL(request) else { return .respond(.text(400, "bad request path")) }
+        let resource: RangeResource
+        do {
+            resource = try Self.waitFor { try await loader.open(url) }
+        } catch let error as RangeOriginError {
+            configuration.log("proxy: \(request.path): \(error)")
+            if let status = error.status, (400..<500).contains(status) {
+                return .respond(.text(status, "origin answered \(status) for \(request.path)"))
+            }
+            return .respond(.text(502, "origin failed for \(request.path)"))
+        } catch {
+            configuration.log("proxy: \(request.path): \(error)")
+            return .respond(.text(502, "origin failed for \(request.path)"))
+        }
+        return .respond(response(request, resource))
+    }
+
+    /// `<origin><path>[?query]`; nil for a path that is not absolute.
+    func originURL(_ request: HTTPRequest) -> URL? {
+        guard request.path.hasPrefix("/") else { return nil }
+        var base = configuration.origin.absoluteString
+        while base.hasSuffix("/") { base.removeLast() }
+        return URL(string: base + request.path + (request.query.map { "?" + $0 } ?? ""))
+    }
+
+    func response(_ request: HTTPRequest, _ resource: RangeResource) -> HTTPResponse {
+        let info = resource.info
+        let length = resource.length
+        let type = info.contentType ?? MediaType.forPath(request.path)
+        var headers: HTTPHeaders = ["Accept-Ranges": "bytes"]
+        if let etag = info.etag { headers.add("ETag", etag) }
+        if let date = info.lastModified { headers.add("Last-Modified", HTTPDate.format(date)) }
+        if let status = Self.preconditionStatus(request, info) {
+            return HTTPResponse(status: status, headers: headers)
+        }
+        var ranges: [ByteRange]?
+        if let value = request.headers["Range"], let parsed = RangeHeader(value), parsed.specs.count <= Self.maxRanges,
+           request.headers["If-Range"].map({ Self.ifRangeHolds($0, info) }) ?? true {
+            switch parsed.resolve(length: length) {
+            case .unsatisfiable:
+                headers.add("Content-Range", "bytes */\(length)")
+                return .text(416, "range not satisfiable: the resource has \(length) bytes", headers: headers)
+            case let .satisfiable(r): ranges = r
+            }
+        }
+        let pieces: [LoaderBody.Piece]
+        let status: Int
+        switch ranges {
+        case nil:
+            status = 200
+            headers.add("Content-Type", type)
+            pieces = length > 0 ? [.range(ByteRange(offset: 0, length: length))] : []
+        case let .some(r) where r.count == 1:
+            status = 206
+            headers.add("Content-Type", type)
+            headers.add("Content-Range", r[0].contentRange(total: length))
+            pieces = [.range(r[0])]
+        case let .some(r):
+            status = 206
+            let boundary = "skylift-" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+            headers.add("Content-Type", "multipart/byteranges; boundary=\(boundary)")
+            pieces = Self.multipart(r, total: length, type: type, boundary: boundary)
+        }
+        let body = LoaderBody(resource: resource, pieces: pieces, path: request.path,
+                              stallTimeout: configuration.stallTimeout, responses: responses, log: configuration.log)
+        guard responses.add(body) else { return .text(503, "proxy is stopping") }
+        return HTTPResponse(status: status, headers: headers, body: .stream(length: body.length, producer: body))
+    }
+
+    /// `multipart/byteranges` (RFC 9110 §14.6): each part's head as text, then its bytes.
+    static func multipart(_ ranges: [ByteRange], total: Int64, type: String, boundary: String) -> [LoaderBody.Piece] {
+        var pieces: [LoaderBody.Piece] = []
+        for (i, r) in ranges.enumerated() {
+            let head = (i == 0 ? "" : "\r\n") + "--\(boundary)\r\nContent-Type: \(type)\r\n"
+                + "Content-Range: \(r.contentRange(total: total))\r\n\r\n"
+            pieces.append(.text(Array(head.utf8)))
+            pieces.append(.range(r))
+        }
+        pieces.append(.text(Array("\r\n--\(boundary)--\r\n".utf8)))
+        return pieces
+    }
+
+    /// `If-Range` holds when it names the current representation: a strong ETag match, or exactly its
+    /// Last-Modified date (RFC 9110 §13.1.5).
+    static func ifRangeHolds(_ value: String, _ info: ContentInfo) -> Bool {
+        let v = value.trimmingSpaces()
+        if v.hasPrefix("\"") || v.hasPrefix("W/") {
+            return info.etag.map { EntityTag.strongMatch(v, $0) } ?? false
+        }
+        guard let date = HTTPDate.parse(v), let modified = info.lastModified else { return false }
+        return Int64(date.timeIntervalSince1970) == Int64(modified.timeIntervalSince1970)
+    }
+
+    /// 412 for a failed `If-Match`, 304 for a matching `If-None-Match`; nil to go on.
+    static func preconditionStatus(_ request: HTTPRequest, _ info: ContentInfo) -> Int? {
+        if let value = request.headers["If-Match"] {
+            let tags = EntityTag.parseList(value)
+            let holds = tags.map { list in info.etag.map { e in list.contains { EntityTag.strongMatch($0, e) } } ?? false } ?? true
+            if !holds { return 412 }
+        }
+        if let value = request.headers["If-None-Match"] {
+            let tags = EntityTag.parseList(value)
+            let matches = tags.map { list in info.etag.map { e in list.contains { EntityTag.weakMatch($0, e) } } ?? false } ?? true
+            if matches { return 304 }
+        }
+        return nil
+    }
+
+    /// Runs async work from a connection thread and waits for it. Each connection has its own thread, so
+    /// blocking it holds up only that player.
+    static func waitFor<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
+        let result = Mutex<Result<T, any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            do {
+                let value = try await work()
+                result.withLock { $0 = .success(value) }
+            } catch {
+                result.withLock { $0 = .failure(error) }
+            }
+            done.signal()
+        }
+        done.wait()
+        return try result.withLock { $0! }.get()
+    }
+}
