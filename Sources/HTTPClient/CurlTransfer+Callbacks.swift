@@ -40,7 +40,8 @@ extension CurlTransfer {
     /// byte count makes curl abort the transfer.
     func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
         head.deliverIfPending(to: channel)
-        guard channel.push(bytes) else {
+        // No flush: curl calls the progress callback after each pass over the socket, which flushes.
+        guard channel.push(bytes, flush: false) else {
             abortReason = .cancelled
             return 0
         }
@@ -62,6 +63,7 @@ extension CurlTransfer {
 
     /// False stops the transfer: the consumer cancelled, or nothing moved for the request's timeout.
     func checkProgress(moved: Int64) -> Bool {
+        channel.flush()
         if channel.isCancelled {
             abortReason = .cancelled
             return false

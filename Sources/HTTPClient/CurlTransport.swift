@@ -16,7 +16,7 @@ public final class CurlTransport: HTTPTransport {
         /// Idle easy handles (and their connections) kept for later requests.
         public var idleHandles: Int
 
-        public init(responseBufferSize: Int = 1 << 20, socketBufferSize: Int = 256 * 1024, idleHandles: Int = 8) {
+        public init(responseBufferSize: Int = 4 << 20, socketBufferSize: Int = 256 * 1024, idleHandles: Int = 8) {
             self.responseBufferSize = responseBufferSize
             self.socketBufferSize = socketBufferSize
             self.idleHandles = idleHandles

@@ -11,9 +11,10 @@ public struct HTTPClientRequest: Sendable {
         case bytes([UInt8])
         /// A body read from a stream as it is sent. `length` nil sends it chunked.
         ///
-        /// `open` is called on the transport's own thread when the body is needed, and again if the transport
-        /// must start the body over (a reused connection turned out dead); each call returns a fresh stream
-        /// positioned at the body's first byte. The transport opens and closes the stream.
+        /// `open` is called when the transport starts sending (`CurlTransport` calls it on the transfer's own
+        /// thread), and again if the transport must start the body over (a reused connection turned out dead);
+        /// each call returns a fresh stream positioned at the body's first byte. The transport opens, reads
+        /// (blocking reads are fine) and closes the stream.
         case stream(length: Int64?, open: @Sendable () throws -> InputStream)
 
         /// Bytes the body will carry, when known up front.

@@ -27,9 +27,14 @@ public struct HTTPResponseBody: AsyncSequence, Sendable {
         let lifetime: BodyLifetime
 
         public mutating func next() async throws -> [UInt8]? {
+            try await next(isolation: nil)
+        }
+
+        /// Runs on the caller's actor, so a consumer on an actor does not hop executors for every chunk.
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws(any Error) -> [UInt8]? {
             let channel = lifetime.channel
             return try await withTaskCancellationHandler {
-                try await channel.next()
+                try await channel.next(isolation: actor)
             } onCancel: {
                 channel.cancel()
             }

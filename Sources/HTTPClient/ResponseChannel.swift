@@ -24,10 +24,11 @@ final class ResponseChannel: @unchecked Sendable {
     private var cancelled = false
     private var cancelHandler: (@Sendable () -> Void)?
 
-    /// Chunks smaller than this are appended to the last buffered chunk instead of queued on their own,
-    /// so a transport that delivers many small writes does not cost one hand-off each.
-    private static let coalesceBelow = 64 * 1024
-    private static let coalesceLimit = 256 * 1024
+    /// Small writes are appended to the last buffered chunk up to this size, so the consumer sees few
+    /// large chunks rather than one per socket read.
+    private static let chunkSize = 512 * 1024
+    /// Buffered bytes that wake a waiting consumer without waiting for `flush()`.
+    private static let handOffSize = 256 * 1024
 
     /// - Parameter capacity: bytes the buffer may hold before `push` waits.
     init(url: URL, capacity: Int) {
@@ -70,28 +71,59 @@ final class ResponseChannel: @unchecked Sendable {
 
     /// Queues `bytes`, waiting while the buffer is full. Returns false when the consumer has cancelled:
     /// the transport should abort the transfer.
-    func push(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    ///
+    /// A waiting consumer is woken when `flush` is true or `handOffSize` bytes are buffered; otherwise the
+    /// bytes wait for `flush()`. A transport that receives in bursts of small socket reads flushes at the end
+    /// of each burst, so the consumer wakes once per burst instead of once per read.
+    func push(_ bytes: UnsafeRawBufferPointer, flush: Bool) -> Bool {
         condition.lock()
         while buffered >= capacity && !cancelled { condition.wait() }
         if cancelled {
             condition.unlock()
             return false
         }
-        if let waiter = bodyWaiter {
-            bodyWaiter = nil
-            condition.unlock()
-            waiter.resume(returning: Array(bytes))
-            return true
-        }
-        if chunks.count > firstChunk, chunks[chunks.count - 1].count < Self.coalesceBelow,
-           chunks[chunks.count - 1].count + bytes.count <= Self.coalesceLimit {
+        if chunks.count > firstChunk, chunks[chunks.count - 1].count + bytes.count <= Self.chunkSize {
             chunks[chunks.count - 1].append(contentsOf: bytes)
         } else {
-            chunks.append(Array(bytes))
+            var chunk: [UInt8] = []
+            chunk.reserveCapacity(max(Self.chunkSize, bytes.count))
+            chunk.append(contentsOf: bytes)
+            chunks.append(chunk)
         }
         buffered += bytes.count
+        let handOff = flush || buffered >= Self.handOffSize ? takeHandOff() : nil
         condition.unlock()
+        handOff?.waiter.resume(returning: handOff?.chunk)
         return true
+    }
+
+    /// Wakes a waiting consumer with whatever is buffered.
+    func flush() {
+        condition.lock()
+        let handOff = takeHandOff()
+        condition.unlock()
+        handOff?.waiter.resume(returning: handOff?.chunk)
+    }
+
+    /// The waiting consumer and the chunk to give it, if both exist. Call with the lock held.
+    private func takeHandOff() -> (waiter: CheckedContinuation<[UInt8]?, any Error>, chunk: [UInt8])? {
+        guard let waiter = bodyWaiter, chunks.count > firstChunk else { return nil }
+        bodyWaiter = nil
+        return (waiter, popChunk())
+    }
+
+    /// Removes the oldest buffered chunk. Call with the lock held and a chunk buffered.
+    private func popChunk() -> [UInt8] {
+        let chunk = chunks[firstChunk]
+        chunks[firstChunk] = []
+        firstChunk += 1
+        if firstChunk == chunks.count {
+            chunks.removeAll(keepingCapacity: true)
+            firstChunk = 0
+        }
+        buffered -= chunk.count
+        condition.broadcast()
+        return chunk
     }
 
     /// Ends the response: `error` nil means the body is complete. A response that never got its head
@@ -107,14 +139,14 @@ final class ResponseChannel: @unchecked Sendable {
         let headWaiter = self.headWaiter
         self.headWaiter = nil
         let headError = failure ?? .transferFailed(url: url, reason: "connection ended before a response head")
-        var bodyWaiter: CheckedContinuation<[UInt8]?, any Error>?
-        if chunks.count == firstChunk {
-            bodyWaiter = self.bodyWaiter
-            self.bodyWaiter = nil
-        }
+        // A waiting consumer gets what is still buffered first, or else the end.
+        let handOff = takeHandOff()
+        let bodyWaiter = handOff == nil ? self.bodyWaiter : nil
+        if handOff == nil { self.bodyWaiter = nil }
         let failure = self.failure
         condition.unlock()
         headWaiter?.resume(throwing: headError)
+        handOff?.waiter.resume(returning: handOff?.chunk)
         if let failure { bodyWaiter?.resume(throwing: failure) } else { bodyWaiter?.resume(returning: nil) }
     }
 
@@ -146,22 +178,14 @@ final class ResponseChannel: @unchecked Sendable {
     }
 
     /// The next body chunk, nil at the end of the body.
-    func next() async throws -> [UInt8]? {
-        try await withCheckedThrowingContinuation { continuation in
+    func next(isolation actor: isolated (any Actor)?) async throws -> [UInt8]? {
+        try await withCheckedThrowingContinuation(isolation: actor) { continuation in
             condition.lock()
             if cancelled {
                 condition.unlock()
                 continuation.resume(throwing: HTTPClientError.cancelled)
             } else if chunks.count > firstChunk {
-                let chunk = chunks[firstChunk]
-                chunks[firstChunk] = []
-                firstChunk += 1
-                if firstChunk == chunks.count {
-                    chunks.removeAll(keepingCapacity: true)
-                    firstChunk = 0
-                }
-                buffered -= chunk.count
-                condition.broadcast()
+                let chunk = popChunk()
                 condition.unlock()
                 continuation.resume(returning: chunk)
             } else if finished {

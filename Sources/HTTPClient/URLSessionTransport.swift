@@ -10,12 +10,13 @@ import FoundationNetworking
 ///
 /// Backpressure is weaker than `CurlTransport`'s: FoundationNetworking on Linux queues every received chunk
 /// to the delegate queue as it arrives and cannot pause a running transfer (suspending a task restarts it),
-/// so a consumer slower than the network lets memory grow by the difference. Use `CurlTransport` on Linux.
+/// so a consumer slower than the network lets memory grow by the difference. It also sends every streamed
+/// body chunked, even when its length is known, which stores such as S3 refuse. Use `CurlTransport` on Linux.
 public final class URLSessionTransport: HTTPTransport {
     /// Response bytes held ahead of a slow consumer before the delegate waits.
     public let responseBufferSize: Int
 
-    public init(responseBufferSize: Int = 1 << 20) {
+    public init(responseBufferSize: Int = 4 << 20) {
         self.responseBufferSize = responseBufferSize
     }
 
@@ -49,7 +50,13 @@ public final class URLSessionTransport: HTTPTransport {
             do { urlRequest.httpBodyStream = try open() } catch {
                 throw HTTPClientError.bodyStreamFailed(url: url, reason: "cannot open body stream: \(error)")
             }
+            #if canImport(FoundationNetworking)
+            // FoundationNetworking sends every stream chunked and would add Transfer-Encoding next to a
+            // Content-Length set here, a request servers must reject; so the length goes unsent on Linux.
+            _ = length
+            #else
             if let length { urlRequest.setValue(String(length), forHTTPHeaderField: "Content-Length") }
+            #endif
         }
 
         let channel = ResponseChannel(url: url, capacity: responseBufferSize)
@@ -101,7 +108,7 @@ final class URLSessionTransfer: NSObject, URLSessionDataDelegate, @unchecked Sen
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         // Waiting here stalls this request's delegate queue until the consumer catches up.
-        let accepted = data.withUnsafeBytes { channel.push($0) }
+        let accepted = data.withUnsafeBytes { channel.push($0, flush: true) }
         if !accepted { dataTask.cancel() }
     }
 

@@ -103,8 +103,8 @@ struct TestHandler: HTTPHandler {
         let number = parts.count > 1 ? Int64(parts[1]) : nil
         switch (request.method, parts.first ?? "") {
         case (_, "digest"):
-            let framing = request.contentLength.map { "length \($0)" }
-                ?? (request.headers["Transfer-Encoding"].map { "te \($0)" } ?? "none")
+            let framing = [request.contentLength.map { "length \($0)" }, request.headers["Transfer-Encoding"].map { "te \($0)" }]
+                .compactMap { $0 }.joined(separator: ", ")
             return .receive(DigestReceiver(framing: framing))
         case (_, "echo"):
             var headers: HTTPHeaders = ["X-Echo": request.headers["X-Probe"] ?? "-"]
@@ -165,7 +165,7 @@ enum TransportKind: String, CaseIterable, CustomTestStringConvertible {
     case curl, urlSession
     var testDescription: String { rawValue }
 
-    func make(responseBufferSize: Int = 1 << 20) -> any HTTPTransport {
+    func make(responseBufferSize: Int = 4 << 20) -> any HTTPTransport {
         switch self {
         case .curl: CurlTransport(configuration: .init(responseBufferSize: responseBufferSize))
         case .urlSession: URLSessionTransport(responseBufferSize: responseBufferSize)

@@ -1,0 +1,87 @@
+import Foundation
+import Hashing
+import HTTPClient
+import SkyliftCore
+
+/// A part of a multipart upload, as uploaded or as listed.
+public struct S3Part: Sendable, Hashable {
+    public var number: Int
+    public var etag: String
+    public var size: Int64
+    /// Base64 SHA-256 the service recorded, when the upload asked for SHA-256 checksums.
+    public var checksumSHA256: String?
+
+    public init(number: Int, etag: String, size: Int64, checksumSHA256: String? = nil) {
+        self.number = number
+        self.etag = etag
+        self.size = size
+        self.checksumSHA256 = checksumSHA256
+    }
+}
+
+extension S3Client {
+    /// Starts a multipart upload that records a SHA-256 checksum per part; returns its UploadId.
+    public func createMultipartUpload(bucket: String, key: String, contentType: String? = nil) async throws -> String {
+        var call = Call(method: "POST", bucket: bucket, key: key, query: [("uploads", "")])
+        call.headers.set("x-amz-checksum-algorithm", "SHA256")
+        if let contentType { call.headers.set("Content-Type", contentType) }
+        let root = try await document(try await send(call), call: call)
+        guard let id = root["UploadId"], !id.isEmpty else {
+            throw S3Error.invalidResponse(resource: call.resource, reason: "CreateMultipartUpload answer has no UploadId")
+        }
+        return id
+    }
+
+    /// Sends part `number` (1-based); `sha256` is the part's digest, checked by the service. Returns its ETag.
+    public func uploadPart(bucket: String, key: String, uploadId: String, number: Int, body: HTTPClientRequest.Body,
+                           sha256: [UInt8]?) async throws -> String {
+        var call = Call(method: "PUT", bucket: bucket, key: key,
+                        query: [("partNumber", String(number)), ("uploadId", uploadId)], body: body)
+        Self.attach(sha256: sha256, to: &call)
+        let response = try await send(call)
+        _ = try? await response.collect(upTo: 64 * 1024)
+        guard let etag = response.headers["ETag"] else {
+            throw S3Error.invalidResponse(resource: call.resource, reason: "UploadPart answer has no ETag")
+        }
+        return etag
+    }
+
+    /// Parts the service holds for `uploadId`, following `NextPartNumberMarker` pages.
+    public func listParts(bucket: String, key: String, uploadId: String) async throws -> [S3Part] {
+        var parts: [S3Part] = []
+        var marker: String?
+        repeat {
+            var call = Call(method: "GET", bucket: bucket, key: key, query: [("uploadId", uploadId)])
+            if let marker { call.query.append(("part-number-marker", marker)) }
+            let root = try await document(try await send(call), call: call)
+            for part in root.all("Part") {
+                guard let number = part["PartNumber"].flatMap(Int.init), let size = part["Size"].flatMap(Int64.init) else { continue }
+                parts.append(S3Part(number: number, etag: part["ETag"] ?? "", size: size, checksumSHA256: part["ChecksumSHA256"]))
+            }
+            marker = root["IsTruncated"] == "true" ? root["NextPartNumberMarker"] : nil
+        } while marker != nil
+        return parts
+    }
+
+    /// Joins `parts` (in part-number order) into the object; returns its ETag.
+    @discardableResult
+    public func completeMultipartUpload(bucket: String, key: String, uploadId: String, parts: [S3Part]) async throws -> String {
+        let items = parts.sorted { $0.number < $1.number }.map { part in
+            "<Part><PartNumber>\(part.number)</PartNumber><ETag>\(S3XMLElement.escape(part.etag))</ETag>"
+                + (part.checksumSHA256.map { "<ChecksumSHA256>\($0)</ChecksumSHA256>" } ?? "") + "</Part>"
+        }.joined()
+        let xml = Array("<CompleteMultipartUpload xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">\(items)</CompleteMultipartUpload>".utf8)
+        var call = Call(method: "POST", bucket: bucket, key: key, query: [("uploadId", uploadId)], body: .bytes(xml))
+        call.payloadHash = Digest.hash(.sha256, xml).hexString
+        call.headers.set("Content-Type", "application/xml")
+        let root = try await document(try await send(call), call: call)
+        return root["ETag"] ?? ""
+    }
+
+    /// Discards an unfinished multipart upload and the parts stored for it.
+    public func abortMultipartUpload(bucket: String, key: String, uploadId: String) async throws {
+        let response = try await send(Call(method: "DELETE", bucket: bucket, key: key, query: [("uploadId", uploadId)],
+                                           accepted: [200, 204]))
+        _ = try? await response.collect(upTo: 64 * 1024)
+    }
+}

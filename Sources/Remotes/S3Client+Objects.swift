@@ -1,0 +1,105 @@
+import Foundation
+import Hashing
+import HTTPClient
+import SkyliftCore
+
+/// One entry of a bucket listing.
+public struct S3ObjectSummary: Sendable, Hashable {
+    public var key: String
+    public var size: Int64
+    public var etag: String
+    public var lastModified: Date?
+}
+
+extension S3Client {
+    /// Length, type, ETag and modification time of an object.
+    public func headObject(bucket: String, key: String) async throws -> ContentInfo {
+        let call = Call(method: "HEAD", bucket: bucket, key: key)
+        let response = try await send(call)
+        guard let length = response.headers["Content-Length"].flatMap(Int64.init) else {
+            throw S3Error.invalidResponse(resource: call.resource, reason: "HEAD answer has no Content-Length")
+        }
+        return ContentInfo(length: length, contentType: response.headers["Content-Type"], etag: response.headers["ETag"],
+                           lastModified: response.headers["Last-Modified"].flatMap(HTTPDate.parse))
+    }
+
+    /// The object's bytes, or those of `range`; with `ifMatch`, only while the object still has that ETag
+    /// (otherwise `S3Error` with code `PreconditionFailed`). The body streams from the returned response.
+    public func getObject(bucket: String, key: String, range: ByteRange? = nil, ifMatch: String? = nil) async throws -> HTTPClientResponse {
+        var call = Call(method: "GET", bucket: bucket, key: key, accepted: [200, 206])
+        if let range {
+            guard !range.isEmpty else {
+                throw S3Error.configuration("empty byte range requested from s3://\(bucket)/\(key)")
+            }
+            call.headers.set("Range", "bytes=\(range.offset)-\(range.last)")
+        }
+        if let ifMatch { call.headers.set("If-Match", ifMatch) }
+        return try await send(call)
+    }
+
+    /// Stores `body` (`length` bytes) as one object; returns its ETag.
+    ///
+    /// With `sha256` (the body's digest) the payload is signed and the service checks it
+    /// (`x-amz-checksum-sha256`); without, the body goes unsigned.
+    @discardableResult
+    public func putObject(bucket: String, key: String, body: HTTPClientRequest.Body, sha256: [UInt8]? = nil,
+                          contentType: String? = nil) async throws -> String {
+        var call = Call(method: "PUT", bucket: bucket, key: key, body: body)
+        Self.attach(sha256: sha256, to: &call)
+        if let contentType { call.headers.set("Content-Type", contentType) }
+        let response = try await send(call)
+        _ = try? await response.collect(upTo: 64 * 1024)
+        return response.headers["ETag"] ?? ""
+    }
+
+    public func deleteObject(bucket: String, key: String) async throws {
+        let response = try await send(Call(method: "DELETE", bucket: bucket, key: key, accepted: [200, 204]))
+        _ = try? await response.collect(upTo: 64 * 1024)
+    }
+
+    /// Creates `bucket` in the configured region.
+    public func createBucket(_ bucket: String) async throws {
+        var call = Call(method: "PUT", bucket: bucket, key: nil)
+        if configuration.region != "us-east-1" {
+            let xml = Array(("<CreateBucketConfiguration xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><LocationConstraint>"
+                + S3XMLElement.escape(configuration.region) + "</LocationConstraint></CreateBucketConfiguration>").utf8)
+            call.body = .bytes(xml)
+            call.payloadHash = Digest.hash(.sha256, xml).hexString
+        }
+        let response = try await send(call)
+        _ = try? await response.collect(upTo: 64 * 1024)
+    }
+
+    /// Every object whose key starts with `prefix`, following continuation tokens.
+    public func listObjects(bucket: String, prefix: String = "") async throws -> [S3ObjectSummary] {
+        var objects: [S3ObjectSummary] = []
+        var token: String?
+        repeat {
+            var call = Call(method: "GET", bucket: bucket, key: nil, query: [("list-type", "2"), ("prefix", prefix)])
+            if let token { call.query.append(("continuation-token", token)) }
+            let root = try await document(try await send(call), call: call)
+            for item in root.all("Contents") {
+                guard let key = item["Key"], let size = item["Size"].flatMap(Int64.init) else { continue }
+                objects.append(S3ObjectSummary(key: key, size: size, etag: item["ETag"] ?? "",
+                                               lastModified: item["LastModified"].flatMap(Self.parseISODate)))
+            }
+            token = root["IsTruncated"] == "true" ? root["NextContinuationToken"] : nil
+        } while token != nil
+        return objects
+    }
+
+    static func attach(sha256: [UInt8]?, to call: inout Call) {
+        if let sha256 {
+            call.payloadHash = sha256.hexString
+            call.headers.set("x-amz-checksum-sha256", sha256.base64String)
+        } else {
+            call.payloadHash = S3Signer.unsignedPayload
+        }
+    }
+
+    static func parseISODate(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.date(from: text) ?? ISO8601DateFormatter().date(from: text)
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+
+/// A `skylift` subcommand.
+public protocol Command {
+    /// What the command accepts; drives parsing and `--help`.
+    static var spec: CommandSpec { get }
+    /// Runs with parsed arguments; returns the process exit status.
+    static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> Int32
+}
+
+/// The world a command runs in: environment and output, injected so tests can capture them.
+public struct CommandContext: Sendable {
+    public var environment: [String: String]
+    public var output: TextSink
+    public var errors: TextSink
+    /// Whether standard output is a terminal (live progress lines) or a pipe (plain lines).
+    public var isTerminal: Bool
+
+    public init(environment: [String: String], output: TextSink, errors: TextSink, isTerminal: Bool) {
+        self.environment = environment
+        self.output = output
+        self.errors = errors
+        self.isTerminal = isTerminal
+    }
+
+    /// The process's own environment, standard output and standard error.
+    public static func process() -> CommandContext {
+        CommandContext(environment: ProcessInfo.processInfo.environment, output: .standardOutput,
+                       errors: .standardError, isTerminal: isatty(1) == 1)
+    }
+}
+
+/// A destination for text lines.
+public struct TextSink: Sendable {
+    public let write: @Sendable (String) -> Void
+
+    public init(_ write: @escaping @Sendable (String) -> Void) { self.write = write }
+
+    /// Writes `line` plus a newline.
+    public func line(_ line: String) { write(line + "\n") }
+
+    public static let standardOutput = TextSink { text in
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+
+    public static let standardError = TextSink { text in
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+}
+
+/// A failure while running a command, reported as one line and a non-zero exit.
+public struct CommandFailure: Error, CustomStringConvertible {
+    public var message: String
+    public var exitCode: Int32
+
+    public init(_ message: String, exitCode: Int32 = 1) {
+        self.message = message
+        self.exitCode = exitCode
+    }
+
+    public var description: String { message }
+}

@@ -1,0 +1,210 @@
+/// One option a command accepts.
+public struct OptionSpec: Sendable {
+    /// Long name including dashes, e.g. `--root`.
+    public var name: String
+    /// Value placeholder shown in help (`DIR`); nil for a flag that takes no value.
+    public var valueName: String?
+    /// One line of help.
+    public var help: String
+    /// Whether the option may be given more than once (values accumulate).
+    public var repeatable: Bool
+
+    public init(_ name: String, _ valueName: String? = nil, help: String, repeatable: Bool = false) {
+        self.name = name
+        self.valueName = valueName
+        self.help = help
+        self.repeatable = repeatable
+    }
+}
+
+/// What a command accepts and how it describes itself in `--help`.
+public struct CommandSpec: Sendable {
+    public var name: String
+    /// One line for the command list.
+    public var summary: String
+    /// The synopsis after `usage: skylift`, e.g. `serve [--root DIR] ...`.
+    public var usage: String
+    /// Longer description (may be several lines), printed after the usage line.
+    public var details: String
+    public var options: [OptionSpec]
+    /// Fewest and most positional arguments (`Int.max` for any number).
+    public var positionals: ClosedRange<Int>
+    /// Shown after the options in help.
+    public var examples: [String]
+
+    public init(name: String, summary: String, usage: String, details: String = "", options: [OptionSpec],
+                positionals: ClosedRange<Int> = 0...0, examples: [String] = []) {
+        self.name = name
+        self.summary = summary
+        self.usage = usage
+        self.details = details
+        self.options = options
+        self.positionals = positionals
+        self.examples = examples
+    }
+
+    /// The exact text `skylift <name> --help` prints.
+    public var helpText: String {
+        var lines = ["usage: skylift \(usage)", ""]
+        lines.append(details.isEmpty ? summary : details)
+        lines.append("")
+        lines.append("options:")
+        let all = options + [OptionSpec("--help", help: "show this help and exit")]
+        let labels = all.map { o in o.valueName.map { "\(o.name) \($0)" } ?? o.name }
+        let width = min(max(labels.map(\.count).max() ?? 0, 10), 28)
+        for (label, option) in zip(labels, all) {
+            let suffix = option.repeatable ? " (repeatable)" : ""
+            if label.count > width {
+                lines.append("  \(label)")
+                lines.append("  " + String(repeating: " ", count: width + 2) + option.help + suffix)
+            } else {
+                lines.append("  " + label.padding(toLength: width + 2, withPad: " ", startingAt: 0) + option.help + suffix)
+            }
+        }
+        if !examples.isEmpty {
+            lines.append("")
+            lines.append("examples:")
+            lines.append(contentsOf: examples.map { "  \($0)" })
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+/// Arguments after parsing, with typed accessors that report bad values by flag name.
+public struct ParsedArguments: Sendable {
+    public let command: String
+    public private(set) var values: [String: [String]] = [:]
+    public private(set) var flags: Set<String> = []
+    public private(set) var positionals: [String] = []
+    public private(set) var helpRequested = false
+
+    init(command: String) { self.command = command }
+
+    public func flag(_ name: String) -> Bool { flags.contains(name) }
+    public func value(_ name: String) -> String? { values[name]?.last }
+    public func all(_ name: String) -> [String] { values[name] ?? [] }
+
+    /// An integer option within `range`, or nil when absent.
+    public func integer(_ name: String, in range: ClosedRange<Int>) throws(UsageError) -> Int? {
+        guard let raw = value(name) else { return nil }
+        guard let v = Int(raw), range.contains(v) else {
+            throw .badValue(command: command, option: name, value: raw, expected: "a whole number from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return v
+    }
+
+    /// A duration in seconds (fractions allowed) within `range`, or nil when absent.
+    public func seconds(_ name: String, in range: ClosedRange<Double>) throws(UsageError) -> Double? {
+        guard let raw = value(name) else { return nil }
+        let trimmed = raw.hasSuffix("s") ? String(raw.dropLast()) : raw
+        guard let v = Double(trimmed), v.isFinite, range.contains(v) else {
+            throw .badValue(command: command, option: name, value: raw, expected: "seconds from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return v
+    }
+
+    /// Fails when more than one of `names` was given.
+    public func exclusive(_ names: [String]) throws(UsageError) {
+        let given = names.filter { values[$0] != nil || flags.contains($0) }
+        if given.count > 1 { throw .conflicting(command: command, options: given) }
+    }
+
+    fileprivate mutating func add(_ name: String, _ value: String) { values[name, default: []].append(value) }
+    fileprivate mutating func set(_ name: String) { flags.insert(name) }
+    fileprivate mutating func positional(_ value: String) { positionals.append(value) }
+    fileprivate mutating func requestHelp() { helpRequested = true }
+}
+
+/// A mistake on the command line. The message names the command and the flag or value at fault.
+public enum UsageError: Error, Equatable, CustomStringConvertible {
+    case unknownCommand(String)
+    case unknownOption(command: String, option: String)
+    case missingValue(command: String, option: String)
+    case unexpectedValue(command: String, option: String)
+    case repeated(command: String, option: String)
+    case badValue(command: String, option: String, value: String, expected: String)
+    case conflicting(command: String, options: [String])
+    case wrongArgumentCount(command: String, expected: String)
+    case invalid(command: String, message: String)
+
+    public var description: String {
+        switch self {
+        case let .unknownCommand(name):
+            "unknown command '\(name)' (see 'skylift --help')"
+        case let .unknownOption(command, option):
+            "\(command): unknown option '\(option)' (see 'skylift \(command) --help')"
+        case let .missingValue(command, option):
+            "\(command): option '\(option)' needs a value"
+        case let .unexpectedValue(command, option):
+            "\(command): option '\(option)' takes no value"
+        case let .repeated(command, option):
+            "\(command): option '\(option)' given more than once"
+        case let .badValue(command, option, value, expected):
+            "\(command): bad value '\(value)' for '\(option)': expected \(expected)"
+        case let .conflicting(command, options):
+            "\(command): options \(options.map { "'\($0)'" }.joined(separator: " and ")) cannot be used together"
+        case let .wrongArgumentCount(command, expected):
+            "\(command): expected \(expected) (see 'skylift \(command) --help')"
+        case let .invalid(command, message):
+            "\(command): \(message)"
+        }
+    }
+}
+
+/// Parses `arguments` (after the command name) against `spec`.
+///
+/// Accepts `--name value`, `--name=value`, flags, `--` to end options, and `-h`/`--help` anywhere.
+public func parseArguments(_ arguments: [String], for spec: CommandSpec) throws(UsageError) -> ParsedArguments {
+    var parsed = ParsedArguments(command: spec.name)
+    var index = 0
+    var optionsEnded = false
+    while index < arguments.count {
+        let arg = arguments[index]
+        index += 1
+        if optionsEnded || !arg.hasPrefix("-") || arg == "-" {
+            parsed.positional(arg)
+            continue
+        }
+        if arg == "--" { optionsEnded = true; continue }
+        if arg == "-h" || arg == "--help" { parsed.requestHelp(); continue }
+        var name = arg
+        var inline: String?
+        if let eq = arg.firstIndex(of: "=") {
+            name = String(arg[..<eq])
+            inline = String(arg[arg.index(after: eq)...])
+        }
+        guard let option = spec.options.first(where: { $0.name == name }) else {
+            throw .unknownOption(command: spec.name, option: name)
+        }
+        if option.valueName == nil {
+            if inline != nil { throw .unexpectedValue(command: spec.name, option: name) }
+            parsed.set(name)
+            continue
+        }
+        let value: String
+        if let inline {
+            value = inline
+        } else {
+            guard index < arguments.count else { throw .missingValue(command: spec.name, option: name) }
+            value = arguments[index]
+            index += 1
+        }
+        if !option.repeatable && parsed.value(name) != nil { throw .repeated(command: spec.name, option: name) }
+        parsed.add(name, value)
+    }
+    if !parsed.helpRequested && !spec.positionals.contains(parsed.positionals.count) {
+        let range = spec.positionals
+        let expected: String
+        if range.upperBound == 0 {
+            expected = "no arguments, got '\(parsed.positionals.first ?? "")'"
+        } else if range.upperBound == Int.max {
+            expected = "at least \(range.lowerBound) argument\(range.lowerBound == 1 ? "" : "s")"
+        } else if range.lowerBound == range.upperBound {
+            expected = "\(range.lowerBound) argument\(range.lowerBound == 1 ? "" : "s"), got \(parsed.positionals.count)"
+        } else {
+            expected = "\(range.lowerBound) to \(range.upperBound) arguments, got \(parsed.positionals.count)"
+        }
+        throw .wrongArgumentCount(command: spec.name, expected: expected)
+    }
+    return parsed
+}

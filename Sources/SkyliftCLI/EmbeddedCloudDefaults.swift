@@ -1,0 +1,59 @@
+import Foundation
+import Hashing
+
+/// Where the embedded cloud keeps its store and token when nothing says otherwise, and how the token is
+/// created. Shared by `serve` and by `watch` without `--to`.
+public struct EmbeddedCloudDefaults: Sendable {
+    /// `$XDG_DATA_HOME/skylift`, else `~/.local/share/skylift`.
+    public var dataDirectory: URL
+
+    public init(environment: [String: String]) {
+        if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
+            dataDirectory = URL(fileURLWithPath: xdg).appendingPathComponent("skylift")
+        } else {
+            let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+            dataDirectory = URL(fileURLWithPath: home).appendingPathComponent(".local/share/skylift")
+        }
+    }
+
+    /// The default store folder.
+    public var store: URL { dataDirectory.appendingPathComponent("store") }
+
+    public static let listen = ListenAddress(host: "127.0.0.1", port: 8421)
+
+    /// The token file kept next to a store: `<store>.token`, mode 0600.
+    public static func tokenFile(forStore store: URL) -> URL {
+        store.deletingLastPathComponent().appendingPathComponent(store.lastPathComponent + ".token")
+    }
+
+    /// Reads the token next to `store`, creating a random one (mode 0600) on first use.
+    /// Returns the token and whether it was just created.
+    public static func loadOrCreateToken(forStore store: URL) throws -> (token: String, created: Bool) {
+        let file = tokenFile(forStore: store)
+        if let existing = try? String(contentsOf: file, encoding: .utf8) {
+            let token = existing.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !token.isEmpty else { throw CommandFailure("token file \(file.path) is empty; delete it to get a new token") }
+            return (token, false)
+        }
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        var bytes = [UInt8](repeating: 0, count: 24)
+        for i in bytes.indices { bytes[i] = UInt8.random(in: 0...255) }
+        let token = bytes.hexString
+        // Create with 0600 from the start so the token is never readable by others, even briefly.
+        guard FileManager.default.createFile(atPath: file.path, contents: Data((token + "\n").utf8),
+                                             attributes: [.posixPermissions: 0o600]) else {
+            throw CommandFailure("cannot write token file \(file.path)")
+        }
+        return (token, true)
+    }
+
+    /// Reads a token from `--token-file`.
+    public static func readTokenFile(_ path: String) throws -> String {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw CommandFailure("cannot read token file \(path)")
+        }
+        let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !token.isEmpty else { throw CommandFailure("token file \(path) is empty") }
+        return token
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import StorageServer
+
+/// `skylift serve`: the embedded cloud over a directory.
+public enum ServeCommand: Command {
+    public static let spec = CommandSpec(
+        name: "serve",
+        summary: "serve a folder as the embedded cloud (WebDAV, tus, ranged GET)",
+        usage: "serve [--root DIR] [--listen HOST:PORT] [--token TOKEN | --token-file FILE | --no-auth] [--tus-expiry SECONDS] [--quiet]",
+        details: """
+        Serve a folder as the embedded cloud: WebDAV at /dav/, tus uploads at /uploads/<id>,
+        ranged GET/HEAD on every file. Without --token a random token is created on first
+        start, kept next to the store (mode 0600) and printed with the URL.
+        """,
+        options: [
+            OptionSpec("--root", "DIR", help: "folder to serve (default: $XDG_DATA_HOME/skylift/store)"),
+            OptionSpec("--listen", "HOST:PORT", help: "address to listen on (default: 127.0.0.1:8421)"),
+            OptionSpec("--token", "TOKEN", help: "require this bearer token"),
+            OptionSpec("--token-file", "FILE", help: "read the token from FILE"),
+            OptionSpec("--no-auth", help: "serve without any authentication"),
+            OptionSpec("--tus-expiry", "SECONDS", help: "drop unfinished tus uploads after this long (default: 86400)"),
+            OptionSpec("--quiet", help: "no access log on stderr"),
+        ],
+        examples: [
+            "skylift serve",
+            "skylift serve --root ~/media --listen 0.0.0.0:8421 --token-file ~/.config/skylift/token",
+        ])
+
+    public static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> Int32 {
+        try arguments.exclusive(["--token", "--token-file", "--no-auth"])
+        let defaults = EmbeddedCloudDefaults(environment: context.environment)
+        let listen = try arguments.value("--listen").map { v throws(UsageError) in
+            try ListenAddress(parsing: v, option: "--listen", command: spec.name)
+        } ?? EmbeddedCloudDefaults.listen
+        let expiry = try arguments.seconds("--tus-expiry", in: 1...31_536_000) ?? 86_400
+        let root = arguments.value("--root").map { URL(fileURLWithPath: $0) } ?? defaults.store
+        let rootCreatedByDefault = arguments.value("--root") == nil
+
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: root.path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else { throw CommandFailure("--root \(root.path) is not a directory") }
+        } else if rootCreatedByDefault {
+            try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        } else {
+            throw CommandFailure("--root \(root.path) does not exist")
+        }
+
+        let token: String?
+        var tokenNote = ""
+        if arguments.flag("--no-auth") {
+            token = nil
+        } else if let given = arguments.value("--token") {
+            guard !given.isEmpty else {
+                throw UsageError.badValue(command: spec.name, option: "--token", value: "", expected: "a non-empty token")
+            }
+            token = given
+        } else if let file = arguments.value("--token-file") {
+            token = try EmbeddedCloudDefaults.readTokenFile(file)
+        } else {
+            let (t, created) = try EmbeddedCloudDefaults.loadOrCreateToken(forStore: root)
+            token = t
+            tokenNote = created ? " (new; saved in \(EmbeddedCloudDefaults.tokenFile(forStore: root).path))"
+                : " (from \(EmbeddedCloudDefaults.tokenFile(forStore: root).path))"
+        }
+
+        let shutdown = ShutdownSignal()
+        let errors = context.errors
+        var configuration = StorageConfiguration(root: root, token: token)
+        configuration.tusExpiry = expiry
+        if !arguments.flag("--quiet") {
+            configuration.accessLog = { @Sendable line in errors.line(line) }
+        }
+        let server: StorageServer
+        do {
+            server = try StorageServer(configuration: configuration, host: listen.host, port: listen.port)
+            try server.start()
+        } catch {
+            throw CommandFailure("cannot serve on \(listen): \(error)")
+        }
+        context.output.line("skylift: serving \(root.path)")
+        context.output.line("  url:   \(server.baseURL)/dav/")
+        if token != nil && tokenNote.isEmpty {
+            context.output.line("  token: as given")
+        } else if let token {
+            // Only the generated default token is shown: a token the user supplied is not echoed.
+            context.output.line("  token: \(token)\(tokenNote)")
+        } else {
+            context.output.line("  auth:  none (--no-auth)")
+        }
+        let signal = await shutdown.wait()
+        context.errors.line("skylift: signal \(signal), stopping")
+        server.stop()
+        return 0
+    }
+}

@@ -1,2 +1,0 @@
-// SkyliftCLI: see DESIGN.md for what this module owns.
-enum SkyliftCLIModule {}

@@ -1,0 +1,46 @@
+import SkyliftCLI
+import Testing
+
+@Suite struct CommandLineParserTests {
+    let spec = CommandSpec(
+        name: "demo", summary: "a demo", usage: "demo [--n N] [--x] FILE...",
+        options: [
+            OptionSpec("--n", "N", help: "a number"),
+            OptionSpec("--x", help: "a flag"),
+            OptionSpec("--header", "H", help: "extra header", repeatable: true),
+        ],
+        positionals: 1...Int.max)
+
+    @Test func valuesFlagsAndPositionals() throws {
+        let p = try parseArguments(["a", "--n", "3", "--x", "--header=A: b", "--header", "C: d", "--", "--not-an-option"], for: spec)
+        #expect(p.positionals == ["a", "--not-an-option"])
+        #expect(try p.integer("--n", in: 1...5) == 3)
+        #expect(p.flag("--x"))
+        #expect(p.all("--header") == ["A: b", "C: d"])
+    }
+
+    @Test func errorsNameTheFlag() {
+        #expect(throws: UsageError.unknownOption(command: "demo", option: "--nope")) { try parseArguments(["a", "--nope"], for: spec) }
+        #expect(throws: UsageError.missingValue(command: "demo", option: "--n")) { try parseArguments(["a", "--n"], for: spec) }
+        #expect(throws: UsageError.unexpectedValue(command: "demo", option: "--x")) { try parseArguments(["a", "--x=1"], for: spec) }
+        #expect(throws: UsageError.repeated(command: "demo", option: "--n")) { try parseArguments(["a", "--n", "1", "--n", "2"], for: spec) }
+        #expect(throws: UsageError.self) { try parseArguments([], for: spec) }
+        #expect(throws: UsageError.badValue(command: "demo", option: "--n", value: "9", expected: "a whole number from 1 to 5")) {
+            try parseArguments(["a", "--n", "9"], for: spec).integer("--n", in: 1...5)
+        }
+        #expect(UsageError.unknownOption(command: "demo", option: "--nope").description == "demo: unknown option '--nope' (see 'skylift demo --help')")
+    }
+
+    @Test func helpAnywhereSkipsArgumentCount() throws {
+        #expect(try parseArguments(["--help"], for: spec).helpRequested)
+        #expect(try parseArguments(["-h"], for: spec).helpRequested)
+    }
+
+    @Test func listenAddresses() throws {
+        #expect(try ListenAddress(parsing: "127.0.0.1:8421", option: "--listen", command: "serve") == ListenAddress(host: "127.0.0.1", port: 8421))
+        #expect(try ListenAddress(parsing: "[::1]:0", option: "--listen", command: "serve") == ListenAddress(host: "::1", port: 0))
+        for bad in ["8421", "host:", ":80", "h:99999", "::1:80", "[::1]80"] {
+            #expect(throws: UsageError.self) { try ListenAddress(parsing: bad, option: "--listen", command: "serve") }
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import SkyliftCLI
+import Synchronization
+import Testing
+
+/// Runs the tool in-process with captured output.
+func runSkylift(_ arguments: [String], environment: [String: String] = [:]) async -> (status: Int32, out: String, err: String) {
+    let out = Mutex(""), err = Mutex("")
+    let context = CommandContext(environment: environment,
+                                 output: TextSink { s in out.withLock { $0 += s } },
+                                 errors: TextSink { s in err.withLock { $0 += s } },
+                                 isTerminal: false)
+    let status = await Skylift.main(arguments, context: context)
+    return (status, out.withLock { $0 }, err.withLock { $0 })
+}
+
+@Suite struct HelpOutputTests {
+    @Test func topLevelHelp() async {
+        let r = await runSkylift(["--help"])
+        #expect(r.status == 0)
+        #expect(r.out == """
+        usage: skylift <command> [options]
+
+        Skylift moves large media between devices and cloud storage.
+
+        commands:
+          serve  serve a folder as the embedded cloud (WebDAV, tus, ranged GET)
+
+        Run 'skylift <command> --help' for a command's options.
+
+        """)
+        let bare = await runSkylift([])
+        #expect(bare.status == 2)
+        #expect(bare.err == r.out)
+    }
+
+    @Test func serveHelp() async {
+        let expected = """
+        usage: skylift serve [--root DIR] [--listen HOST:PORT] [--token TOKEN | --token-file FILE | --no-auth] [--tus-expiry SECONDS] [--quiet]
+
+        Serve a folder as the embedded cloud: WebDAV at /dav/, tus uploads at /uploads/<id>,
+        ranged GET/HEAD on every file. Without --token a random token is created on first
+        start, kept next to the store (mode 0600) and printed with the URL.
+
+        options:
+          --root DIR            folder to serve (default: $XDG_DATA_HOME/skylift/store)
+          --listen HOST:PORT    address to listen on (default: 127.0.0.1:8421)
+          --token TOKEN         require this bearer token
+          --token-file FILE     read the token from FILE
+          --no-auth             serve without any authentication
+          --tus-expiry SECONDS  drop unfinished tus uploads after this long (default: 86400)
+          --quiet               no access log on stderr
+          --help                show this help and exit
+
+        examples:
+          skylift serve
+          skylift serve --root ~/media --listen 0.0.0.0:8421 --token-file ~/.config/skylift/token
+
+        """
+        for args in [["serve", "--help"], ["serve", "-h"], ["help", "serve"], ["serve", "--root", "x", "--help"]] {
+            let r = await runSkylift(args)
+            #expect(r.status == 0)
+            #expect(r.out == expected)
+        }
+    }
+
+    @Test func usageErrorsNameTheFlagAndExit2() async {
+        let cases: [([String], String)] = [
+            (["serve", "--bogus"], "skylift serve: unknown option '--bogus' (see 'skylift serve --help')\n"),
+            (["serve", "--listen", "1.2.3"], "skylift serve: bad value '1.2.3' for '--listen': expected HOST:PORT, e.g. 127.0.0.1:8421 or [::1]:8421\n"),
+            (["serve", "--token", "a", "--no-auth"], "skylift serve: options '--token' and '--no-auth' cannot be used together\n"),
+            (["serve", "--listen"], "skylift serve: option '--listen' needs a value\n"),
+            (["serve", "--tus-expiry", "soon"], "skylift serve: bad value 'soon' for '--tus-expiry': expected seconds from 1.0 to 31536000.0\n"),
+            (["nope"], "skylift: unknown command 'nope' (see 'skylift --help')\n"),
+        ]
+        for (args, message) in cases {
+            let r = await runSkylift(args)
+            #expect(r.status == 2, "\(args)")
+            #expect(r.err == message)
+            #expect(r.out.isEmpty)
+        }
+    }
+
+    @Test func serveRefusesMissingRootAndTokenFile() async throws {
+        let r = await runSkylift(["serve", "--root", "/nonexistent/skylift-root"])
+        #expect(r.status == 1)
+        #expect(r.err == "skylift serve: --root /nonexistent/skylift-root does not exist\n")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let t = await runSkylift(["serve", "--root", dir.path, "--token-file", dir.appendingPathComponent("missing").path])
+        #expect(t.status == 1)
+        #expect(t.err == "skylift serve: cannot read token file \(dir.path)/missing\n")
+    }
+}
