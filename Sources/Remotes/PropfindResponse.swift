@@ -1,0 +1,79 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+import SkyliftCore
+
+/// One `<response>` of a WebDAV `207 Multi-Status` PROPFIND answer.
+public struct PropfindEntry: Sendable, Hashable {
+    /// The `href`, percent-decoded path (absolute path or full URL as the server sent it).
+    public var href: String
+    public var info: ContentInfo
+    public var isCollection: Bool
+}
+
+/// Parses PROPFIND multistatus bodies (RFC 4918 §9.1) with Foundation's XMLParser.
+public enum PropfindResponse {
+    /// The request body asking for the properties Skylift reads.
+    public static let requestBody = """
+    <?xml version="1.0" encoding="utf-8"?>
+    <d:propfind xmlns:d="DAV:"><d:prop><d:resourcetype/><d:getcontentlength/><d:getetag/><d:getlastmodified/><d:getcontenttype/></d:prop></d:propfind>
+    """
+
+    /// The entries of `body`; throws when it is not a multistatus document.
+    public static func parse(_ body: [UInt8], url: URL) throws -> [PropfindEntry] {
+        let delegate = Collector()
+        let parser = XMLParser(data: Data(body))
+        parser.shouldProcessNamespaces = true
+        parser.delegate = delegate
+        guard parser.parse(), delegate.sawMultistatus else {
+            throw RemoteError.protocolViolation(url: url, reason: "PROPFIND answer is not a DAV multistatus document")
+        }
+        return delegate.entries
+    }
+
+    /// XMLParser calls back synchronously on the parsing thread; the collector never leaves `parse`.
+    private final class Collector: NSObject, XMLParserDelegate {
+        var entries: [PropfindEntry] = []
+        var sawMultistatus = false
+        private var current: PropfindEntry?
+        private var text = ""
+        private var okPropstat = true
+        private var pending: [String: String] = [:]
+        private var pendingCollection = false
+
+        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
+            text = ""
+            switch name {
+            case "multistatus": sawMultistatus = true
+            case "response": current = PropfindEntry(href: "", info: ContentInfo(), isCollection: false)
+            case "propstat": pending = [:]; pendingCollection = false; okPropstat = true
+            case "collection": pendingCollection = true
+            default: break
+            }
+        }
+
+        func parser(_ parser: XMLParser, foundCharacters string: String) { text += string }
+
+        func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+            let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            switch name {
+            case "href": current?.href = value.removingPercentEncoding ?? value
+            case "status": okPropstat = value.contains(" 200") || value.hasSuffix("200 OK")
+            case "getcontentlength", "getetag", "getlastmodified", "getcontenttype": pending[name] = value
+            case "propstat":
+                guard okPropstat, current != nil else { break }
+                if let l = pending["getcontentlength"].flatMap({ Int64($0) }) { current?.info.length = l }
+                if let e = pending["getetag"], !e.isEmpty { current?.info.etag = e }
+                if let t = pending["getcontenttype"], !t.isEmpty { current?.info.contentType = t }
+                if let m = pending["getlastmodified"].flatMap(HTTPDate.parse) { current?.info.lastModified = m }
+                if pendingCollection { current?.isCollection = true }
+            case "response":
+                if let c = current { entries.append(c) }
+                current = nil
+            default: break
+            }
+            text = ""
+        }
+    }
+}

@@ -1,2 +1,0 @@
-// Remotes: see DESIGN.md for what this module owns.
-enum RemotesModule {}

@@ -1,0 +1,26 @@
+import Foundation
+import SkyliftCore
+
+/// How an upload behaves.
+public struct UploadOptions: Sendable {
+    /// Upload even when the destination already holds the same content.
+    public var force: Bool
+    /// Read the object back (or use a server digest) and compare SHA-256 after the upload.
+    public var verify: Bool
+    /// Backoff for transient failures; attempts count since the last part the server confirmed.
+    public var retry: RetryPolicy
+    /// Largest PATCH body. Each part is digested (when the server checks parts) and then streamed, so this
+    /// bounds what a failure re-sends, not memory.
+    public var partLength: Int64
+    /// Seconds between progress events.
+    public var progressInterval: Double
+
+    public init(force: Bool = false, verify: Bool = false, retry: RetryPolicy = RetryPolicy(),
+                partLength: Int64 = 64 << 20, progressInterval: Double = 0.25) {
+        self.force = force
+        self.verify = verify
+        self.retry = retry
+        self.partLength = max(1, partLength)
+        self.progressInterval = max(0.25, progressInterval)
+    }
+}

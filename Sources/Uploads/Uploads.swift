@@ -1,2 +1,0 @@
-// Uploads: see DESIGN.md for what this module owns.
-enum UploadsModule {}

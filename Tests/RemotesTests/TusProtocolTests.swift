@@ -1,0 +1,73 @@
+import Foundation
+import Remotes
+import SkyliftCore
+import Testing
+
+@Suite struct TusProtocolTests {
+    @Test func optionsAnnouncementPicksSha256OverSha1() throws {
+        let h: HTTPHeaders = ["Tus-Resumable": "1.0.0", "Tus-Version": "1.0.0,0.2.2",
+                              "Tus-Extension": "creation, termination,checksum", "Tus-Checksum-Algorithm": "md5,sha1,SHA256",
+                              "Tus-Max-Size": "1073741824"]
+        let o = try #require(TusOptions(headers: h))
+        #expect(o.versions == ["1.0.0", "0.2.2"])
+        #expect(o.speaksOurVersion && o.supportsCreation && o.supportsTermination)
+        #expect(o.partChecksum == .sha256)
+        #expect(o.maxSize == 1 << 30)
+    }
+
+    @Test func checksumNeedsTheExtensionAndAKnownAlgorithm() throws {
+        let sha1Only = try #require(TusOptions(headers: ["Tus-Version": "1.0.0", "Tus-Extension": "creation,checksum", "Tus-Checksum-Algorithm": "md5,sha1"]))
+        #expect(sha1Only.partChecksum == .sha1)
+        let noExt = try #require(TusOptions(headers: ["Tus-Version": "1.0.0", "Tus-Extension": "creation", "Tus-Checksum-Algorithm": "sha256"]))
+        #expect(noExt.partChecksum == nil)
+        #expect(TusOptions(headers: ["DAV": "1,2"]) == nil)
+    }
+
+    @Test func metadataRoundTripsAndCarriesRelativePath() {
+        let h = TusProtocol.creationHeaders(length: 42, name: "trip/day 1/clip é.mp4")
+        #expect(h["Upload-Length"] == "42")
+        #expect(h["Tus-Resumable"] == "1.0.0")
+        let meta = TusProtocol.parseMetadata(h["Upload-Metadata"] ?? "")
+        #expect(meta == ["filename": "clip é.mp4", "relativePath": "trip/day 1/clip é.mp4"])
+        let flat = TusProtocol.parseMetadata(TusProtocol.creationHeaders(length: 1, name: "a.bin")["Upload-Metadata"] ?? "")
+        #expect(flat == ["filename": "a.bin"])
+        #expect(TusProtocol.metadata([("filename", "hello")]) == "filename aGVsbG8=")
+    }
+
+    @Test func patchHeadersCarryOffsetAndChecksum() {
+        let h = TusProtocol.patchHeaders(offset: 1024, length: 10, checksum: (.sha1, [0xde, 0xad, 0xbe, 0xef]))
+        #expect(h["Upload-Offset"] == "1024")
+        #expect(h["Content-Type"] == "application/offset+octet-stream")
+        #expect(h["Upload-Checksum"] == "sha1 3q2+7w==")
+        #expect(TusProtocol.patchHeaders(offset: 0, length: 1, checksum: nil)["Upload-Checksum"] == nil)
+        #expect(TusProtocol.offset(["Upload-Offset": " 77 "]) == 77)
+        #expect(TusProtocol.offset(["Upload-Offset": "-1"]) == nil)
+    }
+
+    @Test func offerChoosesTusThenDav() {
+        let both = RemoteOffer(headers: ["Tus-Version": "1.0.0", "Tus-Extension": "creation", "DAV": "1, 2", "Allow": "GET, PUT, MOVE"])
+        #expect(both.choice == .tus && both.dav && both.allow.contains("MOVE"))
+        #expect(RemoteOffer(headers: ["DAV": "1"]).choice == .webdav)
+        // tus without creation cannot start an upload: only DAV counts then.
+        #expect(RemoteOffer(headers: ["Tus-Version": "1.0.0", "DAV": "1"]).choice == .webdav)
+        #expect(RemoteOffer(headers: ["Allow": "GET, HEAD"]).choice == nil)
+    }
+
+    @Test func errorDispositions() {
+        let u = URL(string: "http://h/x")!
+        #expect(RemoteError.status(503, method: "PATCH", url: u, detail: nil).disposition == .retry)
+        #expect(RemoteError.status(409, method: "PATCH", url: u, detail: nil).disposition == .refetchOffset)
+        #expect(RemoteError.status(423, method: "PATCH", url: u, detail: nil).disposition == .refetchOffset)
+        #expect(RemoteError.status(460, method: "PATCH", url: u, detail: nil).disposition == .resendPart)
+        for fatal in [401, 403, 404, 413, 415] {
+            #expect(RemoteError.status(fatal, method: "POST", url: u, detail: nil).disposition == .fatal)
+        }
+        #expect(RemoteError.network(url: u, reason: "reset").disposition == .refetchOffset)
+        #expect(RemoteError.status(401, method: "POST", url: u, detail: nil).description.contains("--token"))
+    }
+
+    @Test func redactionDropsCredentialsAndQuery() {
+        let u = URL(string: "https://user:secret@host/dav/a?X-Sig=abc")!
+        #expect(u.redactedString == "https://host/dav/a")
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import Hashing
+import HTTPServer
+import Remotes
+import SkyliftCore
+import StorageServer
+import Synchronization
+import Testing
+@testable import Uploads
+
+/// A real StorageServer over a temp root.
+final class EmbeddedCloud: Sendable {
+    static let token = "uploads-test-token"
+    let root: URL
+    private let server = Mutex<StorageServer?>(nil)
+
+    init(token: String? = EmbeddedCloud.token) throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-cloud-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        try start(token: token)
+    }
+
+    func start(token: String? = EmbeddedCloud.token, port: UInt16 = 0) throws {
+        let s = try StorageServer(configuration: StorageConfiguration(root: root, token: token), port: port)
+        try s.start()
+        server.withLock { $0 = s }
+    }
+
+    func stop() { server.withLock { $0?.stop(); $0 = nil } }
+    var port: UInt16 { server.withLock { $0?.port ?? 0 } }
+    var base: String { server.withLock { $0?.baseURL ?? "" } }
+    func folder(_ path: String) -> URL { URL(string: base + "/dav/" + path)! }
+    func stored(_ relative: String) -> [UInt8]? { (try? Data(contentsOf: root.appendingPathComponent(relative))).map(Array.init) }
+
+    deinit {
+        server.withLock { $0?.stop() }
+        try? FileManager.default.removeItem(at: root)
+    }
+}
+
+@Suite struct EmbeddedServerTests {
+    func uploader(_ cloud: EmbeddedCloud, folder: String, dir: TempDir, token: String? = EmbeddedCloud.token,
+                  options: UploadOptions = fastOptions()) async throws -> Uploader {
+        let remote = try await RemoteDiscovery(http: remoteHTTP(token: token)).discover(cloud.folder(folder))
+        return Uploader(remote: remote, store: ResumeStore(directory: dir.url.appendingPathComponent("state")), options: options)
+    }
+
+    @Test func uploadsIntoMissingFoldersAndConfirms() async throws {
+        let cloud = try EmbeddedCloud(), dir = try TempDir()
+        let file = try dir.file("in/clip.mp4", count: 300_000, seed: 7)
+        let up = try await uploader(cloud, folder: "photos/trip/", dir: dir, options: fastOptions(verify: true))
+        let (result, events) = await runCollecting(up.start(try await BlobUploadSource.file(file.path), as: "day 1/clip.mp4"))
+        let done = try result.get()
+        #expect(done.verified && done.length == 300_000 && !done.skipped)
+        #expect(cloud.stored("photos/trip/day 1/clip.mp4") == testBytes(300_000, seed: 7))
+        guard case .started = events.first, case .done = events.last else {
+            Issue.record("events out of order: \(events)")
+            return
+        }
+        // Nothing but the object is left in the folder (no temporary part files).
+        let names = try FileManager.default.contentsOfDirectory(atPath: cloud.root.appendingPathComponent("photos/trip/day 1").path)
+        #expect(names == ["clip.mp4"])
+    }
+
+    @Test func skipsWhatIsAlreadyThereUnlessForced() async throws {
+        let cloud = try EmbeddedCloud(), dir = try TempDir()
+        let file = try dir.file("a.bin", count: 50_000)
+        let source = try await BlobUploadSource.file(file.path)
+        let up = try await uploader(cloud, folder: "x/", dir: dir)
+        _ = try await up.start(source, as: "a.bin").result()
+        let (again, events) = await runCollecting(up.start(source, as: "a.bin"))
+        #expect(try again.get().skipped)
+        #expect(events.contains { $0.skipReason != nil })
+        let forced = try await uploader(cloud, folder: "x/", dir: dir, options: fastOptions(force: true))
+        let r = try await forced.start(source, as: "a.bin").result()
+        #expect(!r.skipped && r.bytesSent == 50_000)
+        // Different content of the same size at the destination is not skipped.
+        try Data(testBytes(50_000, seed: 99)).write(to: cloud.root.appendingPathComponent("x/a.bin"))
+        let r2 = try await up.start(source, as: "a.bin").result()
+        #expect(!r2.skipped)
+        #expect(cloud.stored("x/a.bin") == testBytes(50_000, seed: 1))
+    }
+
+    @Test func wrongTokenIsNotRetried() async throws {
+        let cloud = try EmbeddedCloud(), dir = try TempDir()
+        await #expect { _ = try await uploader(cloud, folder: "x/", dir: dir, token: "wrong") } throws: { error in
+            let text = "\(error)"
+            return (error as? RemoteError)?.status == 401 && text.contains("--token") && !text.contains("wrong")
+        }
+    }
+
+    @Test func unreachableHostAndForeignServerAreClearErrors() async throws {
+        // A port that was just free: nothing listens there.
+        let cloud = try EmbeddedCloud()
+        let deadURL = cloud.folder("x/")
+        cloud.stop()
+        await #expect { _ = try await RemoteDiscovery(http: remoteHTTP()).discover(deadURL) } throws: { error in
+            guard case .network = error as? RemoteError else { return false }
+            return "\(error)".contains(deadURL.host ?? "?")
+        }
+        let plain = HTTPServer(configuration: .init(), handler: PlainHandler())
+        try plain.start()
+        defer { plain.stop() }
+        let url = URL(string: "\(plain.baseURL)/folder/")!
+        await #expect { _ = try await RemoteDiscovery(http: remoteHTTP()).discover(url) } throws: { error in
+            "\(error)" == "\(url.absoluteString): speaks neither tus nor WebDAV"
+        }
+    }
+}
+
+/// A web server that speaks plain HTTP only.
+final class PlainHandler: HTTPHandler {
+    func head(_ request: HTTPRequest) -> HTTPHeadDecision { .respond(HTTPResponse(status: 200, headers: ["Allow": "GET, HEAD, OPTIONS"])) }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+@testable import Uploads
+
+@Suite struct ResumeStoreTests {
+    func tempDir() throws -> URL {
+        let d = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-state-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: d, withIntermediateDirectories: true)
+        return d
+    }
+
+    @Test func savesReplacesAndRemoves() throws {
+        let dir = try tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = ResumeStore(directory: dir.appendingPathComponent("nested/state"))
+        #expect(store.load(source: "/a", destination: "http://h/dav/a") == nil)
+        var r = ResumeRecord(source: "/a", identity: "1:2:3:4", destination: "http://h/dav/a", protocolName: "tus",
+                             token: "http://h/uploads/9", length: 10, confirmedOffset: 4)
+        try store.save(r)
+        #expect(store.load(source: "/a", destination: "http://h/dav/a")?.confirmedOffset == 4)
+        r.confirmedOffset = 8
+        try store.save(r)
+        #expect(store.load(source: "/a", destination: "http://h/dav/a")?.confirmedOffset == 8)
+        // No temporary files are left beside the record.
+        let files = try FileManager.default.contentsOfDirectory(atPath: store.fileURL(source: "/a", destination: "http://h/dav/a").deletingLastPathComponent().path)
+        #expect(files.count == 1 && files[0].hasSuffix(".json"))
+        // Another destination is another record.
+        #expect(store.load(source: "/a", destination: "http://h/dav/b") == nil)
+        store.remove(source: "/a", destination: "http://h/dav/a")
+        #expect(store.load(source: "/a", destination: "http://h/dav/a") == nil)
+    }
+
+    @Test func tornRecordIsIgnored() throws {
+        let dir = try tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = ResumeStore(directory: dir)
+        let url = store.fileURL(source: "/a", destination: "d")
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data("{\"source\":\"/a\",".utf8).write(to: url)
+        #expect(store.load(source: "/a", destination: "d") == nil)
+    }
+
+    @Test func unwritableStateNamesThePath() throws {
+        let dir = try tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let blocker = dir.appendingPathComponent("file")
+        try Data("x".utf8).write(to: blocker)
+        let store = ResumeStore(directory: blocker)
+        let r = ResumeRecord(source: "/a", identity: "i", destination: "d", protocolName: "tus", token: nil, length: 1)
+        #expect { try store.save(r) } throws: { error in
+            guard case let .stateNotWritable(path, _) = error as? UploadError else { return false }
+            return path.hasPrefix(blocker.path)
+        }
+    }
+
+    @Test func defaultDirectoryFollowsXDG() {
+        #expect(ResumeStore.defaultDirectory(environment: ["XDG_STATE_HOME": "/x/state", "HOME": "/home/u"]).path == "/x/state/skylift")
+        #expect(ResumeStore.defaultDirectory(environment: ["HOME": "/home/u"]).path == "/home/u/.local/state/skylift")
+        #expect(ResumeStore.defaultDirectory(environment: ["XDG_STATE_HOME": "relative", "HOME": "/home/u"]).path == "/home/u/.local/state/skylift")
+    }
+}
