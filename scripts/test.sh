@@ -4,7 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Peers the tests talk to: curl (HTTP client), litmus (WebDAV suite), rclone (WebDAV client).
-scripts/deps.sh curl litmus rclone
+# ffmpeg: a real player decoding through `skylift proxy`.
+scripts/deps.sh curl litmus rclone ffmpeg
 scripts/pip-deps.sh
 swift build --build-tests
 exec swift test --skip-build "$@"

@@ -6,6 +6,7 @@ public enum Skylift {
     public static var commands: [any Command.Type] {
         [
             ServeCommand.self,
+            ProxyCommand.self,
         ]
     }
 

@@ -25,6 +25,7 @@ func runSkylift(_ arguments: [String], environment: [String: String] = [:]) asyn
 
         commands:
           serve  serve a folder as the embedded cloud (WebDAV, tus, ranged GET)
+          proxy  play cloud media in any player through a local caching proxy
 
         Run 'skylift <command> --help' for a command's options.
 

@@ -1,0 +1,155 @@
+import Foundation
+import StorageServer
+import Synchronization
+import Testing
+
+/// A `skylift proxy` child process.
+final class ProxyProcess {
+    let process = Process()
+    let stdout = Pipe()
+    let stderr = Pipe()
+
+    init(_ arguments: [String]) throws {
+        process.executableURL = skyliftBinary()
+        process.arguments = ["proxy"] + arguments
+        process.environment = ["PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory()]
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+    }
+
+    /// The proxy's base URL from its startup lines.
+    func url() throws -> String {
+        var buffer = Data()
+        while !String(decoding: buffer, as: UTF8.self).contains("  cache:") {
+            let chunk = stdout.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            buffer.append(chunk)
+        }
+        let line = try #require(String(decoding: buffer, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix("  url:") })
+        return String(line.dropFirst("  url:   ".count).dropLast())
+    }
+
+    func kill9() {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    func finish() -> (status: Int32, errors: String) {
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+    }
+}
+
+/// Body bytes via curl, or nil when curl failed.
+func fetch(_ url: String, range: String? = nil, extra: [String] = []) throws -> [UInt8]? {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+    p.arguments = ["-sf"] + (range.map { ["-r", $0] } ?? []) + extra + [url]
+    let pipe = Pipe()
+    p.standardOutput = pipe
+    try p.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    return p.terminationStatus == 0 ? Array(data) : nil
+}
+
+@Suite(.serialized) struct ProxyCommandTests {
+    @Test func proxyHelp() async {
+        let r = await runSkylift(["proxy", "--help"])
+        #expect(r.status == 0)
+        #expect(r.out == """
+        usage: skylift proxy --origin URL [--header 'NAME: VALUE']... [--token TOKEN] [--listen HOST:PORT] [--cache-dir DIR] [--max-cache-size SIZE] [--drop-query NAME]... [--quiet]
+
+        Serve GET http://LISTEN/<path> from <origin>/<path>, adding the origin's headers
+        (a token) so players that cannot send them can play the local URL. Byte ranges
+        fetched once are kept in a sparse on-disk cache and shared by every player;
+        seeking starts new ranges and stops downloads nobody waits for any more.
+
+        options:
+          --origin URL            base URL of the cloud files (http or https)
+          --header 'NAME: VALUE'  header sent to the origin (repeatable)
+          --token TOKEN           send 'Authorization: Bearer TOKEN' to the origin
+          --listen HOST:PORT      address to listen on (default: 127.0.0.1:8422)
+          --cache-dir DIR         cache folder (default: $XDG_CACHE_HOME/skylift)
+          --max-cache-size SIZE   cache size limit, e.g. 500M, 2G (default: 2G)
+          --drop-query NAME       query parameter left out of cache keys (repeatable)
+          --quiet                 no request log on stderr
+          --help                  show this help and exit
+
+        examples:
+          skylift proxy --origin http://127.0.0.1:8421/dav --token "$TOKEN"
+          ffplay http://127.0.0.1:8422/movies/trip.mp4
+
+        """)
+    }
+
+    @Test func badInputNamesTheOptionAndHidesSecrets() async {
+        let cases: [([String], String)] = [
+            (["proxy"], "skylift proxy: option '--origin' is required\n"),
+            (["proxy", "--origin", "ftp://h/x?sig=secret1"], "skylift proxy: bad value 'ftp://h/x' for '--origin': expected an http:// or https:// URL\n"),
+            (["proxy", "--origin", "http://h", "--header", "secret2"], "skylift proxy: option '--header' needs 'NAME: VALUE' (no ':' found)\n"),
+            (["proxy", "--origin", "http://h", "--max-cache-size", "huge"], "skylift proxy: bad value 'huge' for '--max-cache-size': expected a size of at least 1M, e.g. 500M or 2G\n"),
+            (["proxy", "--origin", "http://h", "--listen", "nowhere"], "skylift proxy: bad value 'nowhere' for '--listen': expected HOST:PORT, e.g. 127.0.0.1:8421 or [::1]:8421\n"),
+        ]
+        for (args, message) in cases {
+            let r = await runSkylift(args)
+            #expect(r.status == 2, "\(args)")
+            #expect(r.err == message)
+        }
+    }
+
+    @Test func killedProxyRestartsWithItsCachedRangesAndNoneWrong() throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-proxy-\(UUID().uuidString)")
+        let root = base.appendingPathComponent("cloud"), cache = base.appendingPathComponent("cache")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: base) }
+        let sent = Mutex<Int64>(0)
+        let token = "tok-\(UUID().uuidString)"
+        let cloud = try StorageServer(configuration: StorageConfiguration(root: root, token: token, accessLog: { line in
+            let out = line.split(separator: " ").first { $0.hasPrefix("out=") }.flatMap { Int64($0.dropFirst(4)) } ?? 0
+            sent.withLock { $0 += out }
+        }))
+        try cloud.start()
+        defer { cloud.stop() }
+        let data = Array((try FileHandle(forReadingFrom: URL(fileURLWithPath: "/dev/urandom")).read(upToCount: 3_000_000))!)
+        try Data(data).write(to: root.appendingPathComponent("film.mp4"))
+        let args = ["--origin", cloud.baseURL + "/dav", "--token", token, "--listen", "127.0.0.1:0",
+                    "--cache-dir", cache.path, "--quiet"]
+
+        let first = try ProxyProcess(args)
+        let url = try first.url() + "/film.mp4"
+        #expect(try fetch(url, range: "0-999999") == Array(data[0 ..< 1_000_000]))
+        #expect(try fetch(url, range: "2000000-2499999") == Array(data[2_000_000 ..< 2_500_000]))
+
+        // A second proxy on the same cache directory is refused, clearly.
+        let second = try ProxyProcess(args)
+        let refused = second.finish()
+        #expect(refused.status == 1)
+        #expect(refused.errors.contains("cache directory \(cache.path) is in use"))
+
+        // Kill -9 in the middle of a slow transfer, so some blocks are written but not yet recorded.
+        let slow = Process()
+        slow.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        slow.arguments = ["-s", "-o", "/dev/null", "--limit-rate", "400k", "-r", "1000000-1999999", url]
+        try slow.run()
+        Thread.sleep(forTimeInterval: 0.6)
+        first.kill9()
+        slow.waitUntilExit()
+        #expect(!token.isEmpty && !first.finish().errors.contains(token))
+
+        let third = try ProxyProcess(args)
+        let again = try third.url() + "/film.mp4"
+        let before = sent.withLock { $0 }
+        #expect(try fetch(again, range: "0-999999") == Array(data[0 ..< 1_000_000]))
+        #expect(try fetch(again, range: "2000000-2499999") == Array(data[2_000_000 ..< 2_500_000]))
+        // Those ranges came from the cache: the origin sent no body bytes for them.
+        #expect(sent.withLock { $0 } == before)
+        #expect(try fetch(again) == data)
+        #expect(sent.withLock { $0 } - before <= 1_500_000 + 2 * 65_536)
+        third.process.terminate()
+        let ended = third.finish()
+        #expect(ended.status == 0)
+        #expect(!ended.errors.contains(token))
+    }
+}
