@@ -50,5 +50,10 @@ public final class FolderWatcher: Sendable {
     /// once quiet (or dropped if missing). Used after reconciling a `scanned` listing.
     public func recheck(_ paths: [String]) { engine.recheck(paths) }
 
+    /// A fresh check of `relativePath` under `root`, or nil if it is missing or not a regular file.
+    public static func snapshot(of relativePath: String, in root: URL) -> FileSnapshot? {
+        PosixFileSystem(rootPath: root.standardizedFileURL.path).snapshot(of: relativePath)
+    }
+
     deinit { engine.stop() }
 }

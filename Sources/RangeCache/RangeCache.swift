@@ -140,9 +140,10 @@ public final class RangeCache: Sendable {
                 lastModified: info.lastModified?.timeIntervalSince1970, blockSize: configuration.blockSize,
                 lastAccess: Date().timeIntervalSince1970)
             s.nextEpoch += 1
+            // The map is first written with the first blocks: until then a crash leaves a data file without a
+            // map, which the next start deletes. Saving it now would put an fsync in front of the first byte.
             s.records[key.value] = Record(name: name, map: ResourceMap(metadata: metadata, blocks: [:]), fd: fd,
                                           epoch: s.nextEpoch, dirty: true)
-            commitLocked(&s, key: key.value)
             return entry(key, s.records[key.value]!)
         }
     }

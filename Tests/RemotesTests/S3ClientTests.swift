@@ -23,15 +23,17 @@ final class FailingSource: BlobSource {
     func close() { file.close() }
 }
 
+/// `count` random bytes, made 8 at a time.
+func randomBytes(_ count: Int) -> [UInt8] {
+    var generator = SystemRandomNumberGenerator()
+    var words = [UInt64](repeating: 0, count: count / 8 + 1)
+    for i in words.indices { words[i] = generator.next() }
+    return words.withUnsafeBytes { Array($0.prefix(count)) }
+}
+
 func randomFile(in directory: URL, size: Int) throws -> (url: URL, sha256: [UInt8]) {
     let url = directory.appendingPathComponent("blob-\(size)")
-    var bytes = [UInt8](repeating: 0, count: size)
-    var generator = SystemRandomNumberGenerator()
-    for i in stride(from: 0, to: size, by: 8) {
-        withUnsafeBytes(of: generator.next() as UInt64) { word in
-            for j in 0..<min(8, size - i) { bytes[i + j] = word[j] }
-        }
-    }
+    let bytes = randomBytes(size)
     try Data(bytes).write(to: url)
     return (url, Digest.hash(.sha256, bytes))
 }

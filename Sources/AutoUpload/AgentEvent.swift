@@ -1,0 +1,22 @@
+import FolderWatch
+
+/// What the watch agent reports, for the console or `--json`.
+public enum AgentEvent: Sendable, Equatable {
+    /// The start-up (or overflow / fallback) listing was reconciled with the queue.
+    case scanned(reason: FolderScan.Reason, files: Int, changed: Int, gone: Int, resumed: Int)
+    /// A file stopped changing (`overdue`: it hit `--max-wait` while still changing).
+    case settled(FileSnapshot, overdue: Bool)
+    case uploading(path: String, size: Int64, attempt: Int)
+    case resumed(path: String, from: Int64)
+    case progress(path: String, sent: Int64, size: Int64)
+    case uploaded(path: String, size: Int64, skipped: Bool)
+    case failed(path: String, reason: String, retryInSeconds: Double)
+    /// The file vanished between its report and its upload; it left the queue.
+    case dropped(path: String)
+    case moved(from: String, to: String)
+    /// A file or folder left the watched tree; `remoteDeleted` when `--mirror-deletes` removed its copy.
+    case removed(path: String, remoteDeleted: Bool)
+    case notice(String)
+    /// The agent stopped taking work; uploads in flight were paused where they can resume.
+    case stopped
+}

@@ -1,2 +1,0 @@
-// AutoUpload: see DESIGN.md for what this module owns.
-enum AutoUploadModule {}

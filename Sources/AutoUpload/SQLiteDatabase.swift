@@ -1,0 +1,168 @@
+import CSQLite
+import Dispatch
+
+/// A value bound to or read from a statement.
+enum SQLiteValue: Sendable, Equatable {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+}
+
+/// One result row, by column index.
+struct SQLiteRow: Sendable {
+    var values: [SQLiteValue]
+
+    func int(_ i: Int) -> Int64? { if case let .integer(v) = values[i] { v } else { nil } }
+    func double(_ i: Int) -> Double? {
+        switch values[i] {
+        case let .real(v): v
+        case let .integer(v): Double(v)
+        default: nil
+        }
+    }
+    func text(_ i: Int) -> String? { if case let .text(v) = values[i] { v } else { nil } }
+}
+
+/// One SQLite connection in WAL mode, used only through `read`/`write`, which run on a private serial
+/// queue: the C handle is never touched by two threads at once.
+///
+/// `@unchecked Sendable`: the handle and the statement cache are only used inside `queue.sync`.
+final class SQLiteDatabase: @unchecked Sendable {
+    let path: String
+    private let queue: DispatchQueue
+    private let connection: SQLiteConnection
+
+    /// Opens (creating if asked) the database at `path`, switching it to WAL with full syncs.
+    init(path: String, readOnly: Bool = false) throws(SQLiteError) {
+        self.path = path
+        queue = DispatchQueue(label: "skylift.sqlite")
+        var handle: OpaquePointer?
+        let flags = readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        let rc = sqlite3_open_v2(path, &handle, flags | SQLITE_OPEN_NOMUTEX, nil)
+        guard rc == SQLITE_OK, let handle else {
+            let error = SQLiteError(code: rc, handle: handle, context: "opening \(path)")
+            sqlite3_close_v2(handle)
+            throw error
+        }
+        connection = SQLiteConnection(handle: handle, path: path)
+        sqlite3_busy_timeout(handle, 5000)
+        if !readOnly {
+            // WAL: readers (`skylift status`) never block the agent. synchronous=FULL: a committed state
+            // change survives power loss as well as kill -9.
+            _ = try connection.query("PRAGMA journal_mode=WAL")
+            try connection.execute("PRAGMA synchronous=FULL")
+        }
+    }
+
+    /// Runs `body` inside one immediate transaction; rolls back if it throws.
+    func write<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        try queue.sync {
+            try connection.execute("BEGIN IMMEDIATE")
+            do {
+                let value = try body(connection)
+                try connection.execute("COMMIT")
+                return value
+            } catch {
+                try? connection.execute("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    /// Runs `body` with the connection, outside any explicit transaction.
+    func read<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        try queue.sync { try body(connection) }
+    }
+
+    deinit { connection.close() }
+}
+
+/// The connection as seen inside `read`/`write`; prepared statements are cached by SQL text.
+final class SQLiteConnection {
+    private let handle: OpaquePointer
+    private let path: String
+    private var statements: [String: OpaquePointer] = [:]
+
+    init(handle: OpaquePointer, path: String) {
+        self.handle = handle
+        self.path = path
+    }
+
+    func close() {
+        for statement in statements.values { sqlite3_finalize(statement) }
+        statements.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// Rows changed by the last statement.
+    var changes: Int { Int(sqlite3_changes(handle)) }
+
+    func execute(_ sql: String, _ arguments: [SQLiteValue] = []) throws(SQLiteError) {
+        _ = try run(sql, arguments, collect: false)
+    }
+
+    func query(_ sql: String, _ arguments: [SQLiteValue] = []) throws(SQLiteError) -> [SQLiteRow] {
+        try run(sql, arguments, collect: true)
+    }
+
+    /// Runs a script of several statements without arguments (schema set-up).
+    func script(_ sql: String) throws(SQLiteError) {
+        let rc = sqlite3_exec(handle, sql, nil, nil, nil)
+        guard rc == SQLITE_OK else { throw SQLiteError(code: rc, handle: handle, context: "\(path): schema") }
+    }
+
+    private func run(_ sql: String, _ arguments: [SQLiteValue], collect: Bool) throws(SQLiteError) -> [SQLiteRow] {
+        let statement = try prepared(sql)
+        defer {
+            sqlite3_reset(statement)
+            sqlite3_clear_bindings(statement)
+        }
+        for (index, value) in arguments.enumerated() {
+            let i = Int32(index + 1)
+            let rc: Int32
+            switch value {
+            case .null: rc = sqlite3_bind_null(statement, i)
+            case let .integer(v): rc = sqlite3_bind_int64(statement, i, v)
+            case let .real(v): rc = sqlite3_bind_double(statement, i, v)
+            case let .text(v): rc = sqlite3_bind_text(statement, i, v, -1, skylift_sqlite_transient())
+            }
+            guard rc == SQLITE_OK else { throw fail(rc, sql) }
+        }
+        var rows: [SQLiteRow] = []
+        while true {
+            let rc = sqlite3_step(statement)
+            if rc == SQLITE_DONE { break }
+            guard rc == SQLITE_ROW else { throw fail(rc, sql) }
+            guard collect else { continue }
+            let count = sqlite3_column_count(statement)
+            var values: [SQLiteValue] = []
+            values.reserveCapacity(Int(count))
+            for c in 0..<count {
+                switch sqlite3_column_type(statement, c) {
+                case SQLITE_INTEGER: values.append(.integer(sqlite3_column_int64(statement, c)))
+                case SQLITE_FLOAT: values.append(.real(sqlite3_column_double(statement, c)))
+                case SQLITE_TEXT:
+                    values.append(sqlite3_column_text(statement, c).map { .text(String(cString: $0)) } ?? .null)
+                default: values.append(.null)
+                }
+            }
+            rows.append(SQLiteRow(values: values))
+        }
+        return rows
+    }
+
+    private func prepared(_ sql: String) throws(SQLiteError) -> OpaquePointer {
+        if let cached = statements[sql] { return cached }
+        var statement: OpaquePointer?
+        let rc = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
+        guard rc == SQLITE_OK, let statement else { throw fail(rc, sql) }
+        statements[sql] = statement
+        return statement
+    }
+
+    private func fail(_ rc: Int32, _ sql: String) -> SQLiteError {
+        let head = sql.split(separator: " ").prefix(3).joined(separator: " ")
+        return SQLiteError(code: rc, handle: handle, context: "\(path): \(head)")
+    }
+}

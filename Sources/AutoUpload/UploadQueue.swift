@@ -1,0 +1,287 @@
+import Foundation
+import FolderWatch
+
+/// The durable queue: one SQLite database (WAL) under the state folder, one row per known file.
+///
+/// A row is written when a file settles (`pending`), before its upload starts (`uploading`, with the
+/// upload URL once known), and when the server confirmed it (`done`, with the snapshot that was sent).
+/// After a crash, `uploading` rows go back to `pending` with their upload URL kept, so the engine reattaches
+/// and continues from the server's offset.
+public final class UploadQueue: Sendable {
+    /// The database file inside the state folder.
+    public static let fileName = "watch.sqlite"
+    let db: SQLiteDatabase
+    /// The watched folder this state belongs to (absolute path).
+    public let root: String
+
+    private static let columns = "path, remote_path, size, mtime, inode, digest, state, upload_url, sent, attempts, reason, retry_at, updated"
+
+    /// Opens or creates the queue in `stateDirectory` for the folder `root`.
+    /// Throws `AutoUploadError.stateBelongsToOtherFolder` when the state was made for another folder.
+    public init(stateDirectory: URL, root: String) throws(AutoUploadError) {
+        do {
+            try FileManager.default.createDirectory(at: stateDirectory, withIntermediateDirectories: true)
+        } catch {
+            throw .stateNotUsable(path: stateDirectory.path, reason: "cannot create it: \(error.localizedDescription)")
+        }
+        let path = stateDirectory.appendingPathComponent(Self.fileName).path
+        self.root = root
+        do {
+            db = try SQLiteDatabase(path: path)
+            let existing: String? = try db.write { c in
+                try c.script("""
+                    CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                    CREATE TABLE IF NOT EXISTS files(
+                        path TEXT PRIMARY KEY,
+                        remote_path TEXT NOT NULL,
+                        size INTEGER NOT NULL, mtime INTEGER NOT NULL, inode INTEGER NOT NULL,
+                        digest TEXT,
+                        state TEXT NOT NULL CHECK (state IN ('pending','uploading','done','failed')),
+                        upload_url TEXT,
+                        sent INTEGER NOT NULL DEFAULT 0,
+                        attempts INTEGER NOT NULL DEFAULT 0,
+                        reason TEXT,
+                        retry_at REAL,
+                        updated REAL NOT NULL);
+                    CREATE INDEX IF NOT EXISTS files_by_state ON files(state, retry_at);
+                    """)
+                let rows = try c.query("SELECT value FROM meta WHERE key = 'root'")
+                if rows.isEmpty { try c.execute("INSERT INTO meta(key, value) VALUES ('root', ?)", [.text(root)]) }
+                return rows.first?.text(0)
+            }
+            if let existing, existing != root {
+                throw AutoUploadError.stateBelongsToOtherFolder(state: stateDirectory.path, existing: existing, given: root)
+            }
+        } catch let error as AutoUploadError {
+            throw error
+        } catch let error as SQLiteError {
+            throw .database(error)
+        } catch {
+            throw .stateNotUsable(path: path, reason: "\(error)")
+        }
+    }
+
+    /// Opens an existing queue read-only (for `skylift status`), whatever folder it belongs to.
+    public init(readingStateIn stateDirectory: URL) throws(AutoUploadError) {
+        let path = stateDirectory.appendingPathComponent(Self.fileName).path
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw .stateNotUsable(path: stateDirectory.path, reason: "no watch state here (run `skylift watch` first)")
+        }
+        do {
+            db = try SQLiteDatabase(path: path, readOnly: true)
+            root = try db.read { c in try c.query("SELECT value FROM meta WHERE key = 'root'").first?.text(0) } ?? ""
+        } catch let error as SQLiteError {
+            throw .database(error)
+        } catch {
+            throw .stateNotUsable(path: path, reason: "\(error)")
+        }
+    }
+
+    /// Wall-clock seconds since 1970, the unit of `retryAt` and `updated`.
+    public static func now() -> Double { Date().timeIntervalSince1970 }
+
+    // MARK: - Reading
+
+    /// The row for `path`, if any.
+    public func file(_ path: String) throws(AutoUploadError) -> QueuedFile? {
+        try reading { c in try c.query("SELECT \(Self.columns) FROM files WHERE path = ?", [.text(path)]).first.map(Self.decode) }
+    }
+
+    /// Every row, in path order.
+    public func allFiles() throws(AutoUploadError) -> [QueuedFile] {
+        try reading { c in try c.query("SELECT \(Self.columns) FROM files ORDER BY path").map(Self.decode) }
+    }
+
+    /// Counts per state, files in flight, and the latest failures.
+    public func status(errorLimit: Int = 10) throws(AutoUploadError) -> QueueStatus {
+        try reading { c in
+            var counts = Dictionary(uniqueKeysWithValues: UploadState.allCases.map { ($0, 0) })
+            for row in try c.query("SELECT state, COUNT(*) FROM files GROUP BY state") {
+                if let name = row.text(0), let state = UploadState(rawValue: name) { counts[state] = Int(row.int(1) ?? 0) }
+            }
+            let inFlight = try c.query("SELECT \(Self.columns) FROM files WHERE state = 'uploading' ORDER BY path").map(Self.decode)
+            let errors = try c.query("SELECT \(Self.columns) FROM files WHERE state = 'failed' ORDER BY updated DESC LIMIT ?",
+                                     [.integer(Int64(errorLimit))]).map(Self.decode)
+            return QueueStatus(root: root, counts: counts, inFlight: inFlight, lastErrors: errors)
+        }
+    }
+
+    /// When the earliest failed file may be retried, if any.
+    public func nextRetry() throws(AutoUploadError) -> Double? {
+        try reading { c in try c.query("SELECT MIN(retry_at) FROM files WHERE state = 'failed'").first?.double(0) }
+    }
+
+    // MARK: - Changes
+
+    /// Records a settled file. A file already uploaded in this exact state is left alone; otherwise it
+    /// becomes `pending` (an upload in progress for an older state keeps its URL only if nothing changed).
+    /// Returns whether the file now waits for upload.
+    @discardableResult
+    public func enqueue(_ snapshot: FileSnapshot) throws(AutoUploadError) -> Bool {
+        try writing { c in try Self.enqueue(snapshot, c) }
+    }
+
+    static func enqueue(_ s: FileSnapshot, _ c: SQLiteConnection) throws -> Bool {
+        let now = Self.now()
+        if let row = try c.query("SELECT \(columns) FROM files WHERE path = ?", [.text(s.path)]).first.map(decode) {
+            if row.snapshot.agrees(with: s) {
+                if row.state == .failed {
+                    // A file that failed and settled again unchanged is worth trying again now.
+                    try c.execute("UPDATE files SET state = 'pending', retry_at = NULL, updated = ? WHERE path = ?",
+                                  [.real(now), .text(s.path)])
+                }
+                return row.state != .done
+            }
+            // New content: upload again, replacing the remote copy at the file's own name.
+            try c.execute("""
+                UPDATE files SET size = ?, mtime = ?, inode = ?, digest = NULL, state = 'pending', upload_url = NULL,
+                sent = 0, attempts = 0, reason = NULL, retry_at = NULL, remote_path = path, updated = ? WHERE path = ?
+                """, [.integer(s.size), .integer(s.mtimeNanoseconds), .integer(Int64(bitPattern: s.inode)), .real(now), .text(s.path)])
+            return true
+        }
+        try c.execute("""
+            INSERT INTO files(path, remote_path, size, mtime, inode, state, updated) VALUES (?, ?, ?, ?, ?, 'pending', ?)
+            """, [.text(s.path), .text(s.path), .integer(s.size), .integer(s.mtimeNanoseconds),
+                  .integer(Int64(bitPattern: s.inode)), .real(now)])
+        return true
+    }
+
+    /// Takes the next file to upload (pending, or failed and due), marking it `uploading`.
+    public func claimNext(now: Double = UploadQueue.now()) throws(AutoUploadError) -> QueuedFile? {
+        try writing { c in
+            let rows = try c.query("""
+                SELECT \(Self.columns) FROM files
+                WHERE state = 'pending' OR (state = 'failed' AND retry_at <= ?)
+                ORDER BY state = 'failed', updated LIMIT 1
+                """, [.real(now)])
+            guard var row = rows.first.map(Self.decode) else { return nil }
+            try c.execute("UPDATE files SET state = 'uploading', attempts = attempts + 1, updated = ? WHERE path = ?",
+                          [.real(now), .text(row.path)])
+            row.state = .uploading
+            row.attempts += 1
+            return row
+        }
+    }
+
+    /// Records the resumable upload's URL (before any byte is sent) or progress.
+    public func recordProgress(_ path: String, uploadURL: String?, sent: Int64) throws(AutoUploadError) {
+        try writing { c in
+            try c.execute("""
+                UPDATE files SET upload_url = COALESCE(?, upload_url), sent = ?, updated = ? WHERE path = ? AND state = 'uploading'
+                """, [uploadURL.map(SQLiteValue.text) ?? .null, .integer(sent), .real(Self.now()), .text(path)])
+        }
+    }
+
+    /// Marks `file` uploaded in the state it was claimed with. If the row changed meanwhile (the file was
+    /// modified and settled again), it stays pending for the new content.
+    public func markDone(_ file: QueuedFile, digest: String? = nil) throws(AutoUploadError) {
+        try writing { c in
+            try c.execute("""
+                UPDATE files SET state = 'done', upload_url = NULL, sent = size, reason = NULL, retry_at = NULL,
+                digest = COALESCE(?, digest), updated = ?
+                WHERE path = ? AND state = 'uploading' AND size = ? AND mtime = ? AND inode = ?
+                """, [digest.map(SQLiteValue.text) ?? .null, .real(Self.now()), .text(file.path), .integer(file.size),
+                      .integer(file.mtimeNanoseconds), .integer(Int64(bitPattern: file.inode))])
+        }
+    }
+
+    /// Marks a failed attempt, to be retried at `retryAt`.
+    public func markFailed(_ path: String, reason: String, retryAt: Double) throws(AutoUploadError) {
+        try writing { c in
+            try c.execute("""
+                UPDATE files SET state = 'failed', reason = ?, retry_at = ?, updated = ? WHERE path = ? AND state = 'uploading'
+                """, [.text(reason), .real(retryAt), .real(Self.now()), .text(path)])
+        }
+    }
+
+    /// Puts an interrupted upload back in line, keeping its upload URL so it resumes.
+    public func release(_ path: String) throws(AutoUploadError) {
+        try writing { c in
+            try c.execute("UPDATE files SET state = 'pending', updated = ? WHERE path = ? AND state = 'uploading'",
+                          [.real(Self.now()), .text(path)])
+        }
+    }
+
+    /// At start-up: uploads a dead process left `uploading` are pending again (URL kept). Returns how many.
+    @discardableResult
+    public func recoverInterrupted() throws(AutoUploadError) -> Int {
+        try writing { c in
+            try c.execute("UPDATE files SET state = 'pending' WHERE state = 'uploading'")
+            return c.changes
+        }
+    }
+
+    /// Forgets `path` and, for a folder, every row under it. Returns the removed rows.
+    @discardableResult
+    public func remove(_ path: String) throws(AutoUploadError) -> [QueuedFile] {
+        try writing { c in
+            let prefix = path + "/"
+            let rows = try c.query("SELECT \(Self.columns) FROM files WHERE path = ? OR substr(path, 1, ?) = ?",
+                                   [.text(path), .integer(Int64(prefix.utf8.count)), .text(prefix)]).map(Self.decode)
+            try c.execute("DELETE FROM files WHERE path = ? OR substr(path, 1, ?) = ?",
+                          [.text(path), .integer(Int64(prefix.utf8.count)), .text(prefix)])
+            return rows
+        }
+    }
+
+    /// Follows a move inside the folder: rows under `from` are now under `to`. Their remote copies keep
+    /// their names (`remotePath`), so nothing is uploaded again. A row already at a target path is replaced.
+    public func move(_ from: String, to: String) throws(AutoUploadError) {
+        try writing { c in
+            let prefix = from + "/"
+            let rows = try c.query("SELECT path FROM files WHERE path = ? OR substr(path, 1, ?) = ?",
+                                   [.text(from), .integer(Int64(prefix.utf8.count)), .text(prefix)])
+            for row in rows {
+                guard let old = row.text(0) else { continue }
+                let new = to + old.dropFirst(from.count)
+                try c.execute("DELETE FROM files WHERE path = ?", [.text(new)])
+                try c.execute("UPDATE files SET path = ?, updated = ? WHERE path = ?", [.text(new), .real(Self.now()), .text(old)])
+            }
+        }
+    }
+
+    /// Compares a full listing with the rows. Returns the paths that are new or changed (to be settled and
+    /// queued) and the rows whose files are gone (removed from the queue). Folders that could not be listed
+    /// are left alone.
+    public func reconcile(_ scan: FolderScan) throws(AutoUploadError) -> (changed: [String], gone: [QueuedFile]) {
+        try writing { c in
+            var known: [String: QueuedFile] = [:]
+            for row in try c.query("SELECT \(Self.columns) FROM files").map(Self.decode) { known[row.path] = row }
+            var changed: [String] = []
+            for file in scan.files {
+                guard let row = known.removeValue(forKey: file.path) else {
+                    changed.append(file.path)
+                    continue
+                }
+                if !row.snapshot.agrees(with: file) { changed.append(file.path) }
+            }
+            let gone = known.values.filter { !scan.isUnknown($0.path) }.sorted { $0.path < $1.path }
+            for row in gone { try c.execute("DELETE FROM files WHERE path = ?", [.text(row.path)]) }
+            return (changed.sorted(), gone)
+        }
+    }
+
+    // MARK: - Plumbing
+
+    private func reading<T>(_ body: (SQLiteConnection) throws -> T) throws(AutoUploadError) -> T {
+        do { return try db.read(body) } catch { throw Self.wrap(error) }
+    }
+
+    private func writing<T>(_ body: (SQLiteConnection) throws -> T) throws(AutoUploadError) -> T {
+        do { return try db.write(body) } catch { throw Self.wrap(error) }
+    }
+
+    private static func wrap(_ error: any Error) -> AutoUploadError {
+        if let e = error as? AutoUploadError { return e }
+        if let e = error as? SQLiteError { return .database(e) }
+        return .stateNotUsable(path: "", reason: "\(error)")
+    }
+
+    static func decode(_ r: SQLiteRow) -> QueuedFile {
+        QueuedFile(path: r.text(0) ?? "", remotePath: r.text(1) ?? "", size: r.int(2) ?? 0, mtimeNanoseconds: r.int(3) ?? 0,
+                   inode: UInt64(bitPattern: r.int(4) ?? 0), digest: r.text(5),
+                   state: r.text(6).flatMap(UploadState.init(rawValue:)) ?? .pending, uploadURL: r.text(7),
+                   sent: r.int(8) ?? 0, attempts: Int(r.int(9) ?? 0), reason: r.text(10), retryAt: r.double(11),
+                   updated: r.double(12) ?? 0)
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+import FolderWatch
+import Testing
+@testable import AutoUpload
+
+/// The durable queue on a real SQLite file in a temporary state folder.
+@Suite struct UploadQueueTests {
+    let state = FileManager.default.temporaryDirectory.appendingPathComponent("aq-\(UUID().uuidString)")
+
+    func snap(_ path: String, _ size: Int64, mtime: Int64 = 100, inode: UInt64 = 1) -> FileSnapshot {
+        FileSnapshot(path: path, size: size, mtimeNanoseconds: mtime, inode: inode)
+    }
+
+    @Test func settledFileIsQueuedClaimedAndDoneOnce() throws {
+        let q = try UploadQueue(stateDirectory: state, root: "/photos")
+        #expect(try q.enqueue(snap("a.jpg", 10)))
+        let claimed = try #require(try q.claimNext())
+        #expect(claimed.path == "a.jpg" && claimed.state == .uploading && claimed.attempts == 1)
+        #expect(try q.claimNext() == nil)
+        try q.recordProgress("a.jpg", uploadURL: "http://h/uploads/1", sent: 4)
+        #expect(try q.file("a.jpg")?.uploadURL == "http://h/uploads/1")
+        #expect(try q.file("a.jpg")?.sent == 4)
+        try q.markDone(claimed)
+        let done = try #require(try q.file("a.jpg"))
+        #expect(done.state == .done && done.uploadURL == nil && done.sent == 10)
+        // The same state settling again (e.g. after a restart) is not uploaded twice.
+        #expect(try !q.enqueue(snap("a.jpg", 10)))
+        #expect(try q.claimNext() == nil)
+        // New content is.
+        #expect(try q.enqueue(snap("a.jpg", 11, mtime: 200)))
+        #expect(try q.claimNext()?.size == 11)
+    }
+
+    @Test func stateSurvivesReopenAndInterruptedUploadsResume() throws {
+        do {
+            let q = try UploadQueue(stateDirectory: state, root: "/photos")
+            try q.enqueue(snap("big.mov", 1000))
+            _ = try q.claimNext()
+            try q.recordProgress("big.mov", uploadURL: "http://h/uploads/9", sent: 300)
+            // The process dies here: no markDone, no release.
+        }
+        let q = try UploadQueue(stateDirectory: state, root: "/photos")
+        #expect(try q.status().counts[.uploading] == 1)
+        #expect(try q.recoverInterrupted() == 1)
+        let again = try #require(try q.claimNext())
+        #expect(again.path == "big.mov")
+        #expect(again.uploadURL == "http://h/uploads/9")
+        #expect(again.attempts == 2)
+    }
+
+    @Test func stateOfAnotherFolderIsRefusedNamingBoth() throws {
+        _ = try UploadQueue(stateDirectory: state, root: "/photos")
+        #expect(throws: AutoUploadError.stateBelongsToOtherFolder(state: state.path, existing: "/photos", given: "/videos")) {
+            try UploadQueue(stateDirectory: state, root: "/videos")
+        }
+        let message = AutoUploadError.stateBelongsToOtherFolder(state: state.path, existing: "/photos", given: "/videos").description
+        #expect(message.contains("/photos") && message.contains("/videos") && message.contains(state.path))
+    }
+
+    @Test func changeDuringUploadKeepsTheNewContentPending() throws {
+        let q = try UploadQueue(stateDirectory: state, root: "/r")
+        try q.enqueue(snap("f", 1))
+        let claimed = try #require(try q.claimNext())
+        try q.enqueue(snap("f", 2, mtime: 300))  // settled again with new content while uploading
+        try q.markDone(claimed)                  // the old content's upload finishing must not hide it
+        #expect(try q.file("f")?.state == .pending)
+        #expect(try q.file("f")?.size == 2)
+    }
+
+    @Test func failuresWaitForTheirRetryTime() throws {
+        let q = try UploadQueue(stateDirectory: state, root: "/r")
+        try q.enqueue(snap("f", 1))
+        _ = try q.claimNext()
+        let now = UploadQueue.now()
+        try q.markFailed("f", reason: "HTTP 503 from http://h/dav/f", retryAt: now + 60)
+        #expect(try q.claimNext(now: now) == nil)
+        #expect(try q.nextRetry() == now + 60)
+        let status = try q.status()
+        #expect(status.counts[.failed] == 1)
+        #expect(status.lastErrors.first?.reason == "HTTP 503 from http://h/dav/f")
+        #expect(try q.claimNext(now: now + 61)?.path == "f")
+    }
+
+    @Test func movesFollowFoldersAndKeepRemoteNames() throws {
+        let q = try UploadQueue(stateDirectory: state, root: "/r")
+        for p in ["album/a.jpg", "album/sub/b.jpg", "albums.txt"] {
+            try q.enqueue(snap(p, 1))
+            try q.markDone(try #require(try q.claimNext()))
+        }
+        try q.move("album", to: "2024/album")
+        let paths = try q.allFiles().map(\.path)
+        #expect(paths == ["2024/album/a.jpg", "2024/album/sub/b.jpg", "albums.txt"])
+        #expect(try q.file("2024/album/a.jpg")?.remotePath == "album/a.jpg")
+        #expect(try q.file("2024/album/a.jpg")?.state == .done)
+        // Changed content after a move goes to the file's own (new) name.
+        try q.enqueue(snap("2024/album/a.jpg", 5, mtime: 999))
+        #expect(try q.file("2024/album/a.jpg")?.remotePath == "2024/album/a.jpg")
+        #expect(try q.remove("2024").map(\.path) == ["2024/album/a.jpg", "2024/album/sub/b.jpg"])
+        #expect(try q.allFiles().map(\.path) == ["albums.txt"])
+    }
+
+    @Test func reconcileFindsNewChangedAndGoneButNotUnknown() throws {
+        let q = try UploadQueue(stateDirectory: state, root: "/r")
+        for p in ["same", "edited", "deleted", "locked/x"] {
+            try q.enqueue(snap(p, 1))
+            try q.markDone(try #require(try q.claimNext()))
+        }
+        let scan = FolderScan(reason: .startup,
+                              files: [snap("same", 1), snap("edited", 1, mtime: 555), snap("added", 3)],
+                              skipped: ["locked"])
+        let (changed, gone) = try q.reconcile(scan)
+        #expect(changed == ["added", "edited"])
+        #expect(gone.map(\.path) == ["deleted"])
+        #expect(try q.allFiles().map(\.path) == ["edited", "locked/x", "same"])
+    }
+
+    @Test func statusReaderSeesTheAgentsWrites() throws {
+        let q = try UploadQueue(stateDirectory: state, root: "/r")
+        try q.enqueue(snap("a", 10))
+        try q.enqueue(snap("b", 20))
+        _ = try q.claimNext()
+        try q.recordProgress("a", uploadURL: "http://h/u/1", sent: 7)
+        let reader = try UploadQueue(readingStateIn: state)
+        let status = try reader.status()
+        #expect(status.root == "/r")
+        #expect(status.counts == [.pending: 1, .uploading: 1, .done: 0, .failed: 0])
+        #expect(status.inFlight.map(\.path) == ["a"])
+        #expect(status.inFlight.first?.sent == 7)
+    }
+
+    @Test func missingStateIsNamed() {
+        let nowhere = state.appendingPathComponent("none")
+        #expect(throws: AutoUploadError.self) { try UploadQueue(readingStateIn: nowhere) }
+    }
+
+    @Test func sqliteErrorsCarrySQLitesMessage() throws {
+        let q = try UploadQueue(stateDirectory: state, root: "/r")
+        #expect {
+            try q.db.write { c in try c.execute("INSERT INTO files(path) VALUES ('x')") }
+        } throws: { error in
+            guard let e = error as? SQLiteError else { return false }
+            return e.message.contains("NOT NULL") && e.description.contains(UploadQueue.fileName)
+        }
+    }
+
+    @Test func thousandsOfRowsReconcileInOneTransaction() throws {
+        let q = try UploadQueue(stateDirectory: state, root: "/r")
+        let files = (0..<5000).map { snap("d/\($0)", Int64($0)) }
+        let (changed, gone) = try q.reconcile(FolderScan(reason: .startup, files: files, skipped: []))
+        #expect(changed.count == 5000 && gone.isEmpty)
+    }
+}
