@@ -123,6 +123,12 @@ public final class UploadQueue: Sendable {
 
     static func enqueue(_ s: FileSnapshot, _ c: SQLiteConnection) throws -> Bool {
         let now = Self.now()
+        // A moved file whose remote copy still has this name would be overwritten by this upload: it gets
+        // uploaded under its own name instead.
+        try c.execute("""
+            UPDATE files SET state = 'pending', remote_path = path, upload_url = NULL, sent = 0, updated = ?
+            WHERE remote_path = ? AND path != ?
+            """, [.real(now), .text(s.path), .text(s.path)])
         if let row = try c.query("SELECT \(columns) FROM files WHERE path = ?", [.text(s.path)]).first.map(decode) {
             if row.snapshot.agrees(with: s) {
                 if row.state == .failed {

@@ -11,7 +11,7 @@ import Testing
         try h.write("trip/day1/a.mov", bytes(70_000, seed: 2))
         let run = try await h.startAgent()
         try h.write("trip/day2/new.jpg", bytes(5000, seed: 3))
-        await run.waitUntil { h.stored("trip/day2/new.jpg") != nil && h.stored("trip/day1/a.mov") != nil && h.stored("before.jpg") != nil }
+        await run.waitUntil { ["trip/day2/new.jpg", "trip/day1/a.mov", "before.jpg"].allSatisfy { run.uploaded($0) == 1 } }
         #expect(h.stored("before.jpg") == bytes(1000))
         #expect(h.stored("trip/day1/a.mov") == bytes(70_000, seed: 2))
         #expect(h.stored("trip/day2/new.jpg") == bytes(5000, seed: 3))
