@@ -22,7 +22,7 @@ struct ProxyHandler: HTTPHandler {
         guard let url = originURL(request) else { return .respond(.text(400, "bad request path")) }
         let resource: RangeResource
         do {
-            resource = try Self.waitFor { try await loader.open(url) }
+            resource = try loader.openIfFresh(url) ?? Self.waitFor { try await loader.open(url) }
         } catch let error as RangeOriginError {
             configuration.log("proxy: \(request.path): \(error)")
             if let status = error.status, (400..<500).contains(status) {
