@@ -96,7 +96,7 @@ printf '    nginx direct %8.0f MiB/s   proxy warm %8.0f MiB/s   ratio %.2f   (go
     "$(echo "$NGINX_SPEED / 1048576" | bc -l)" "$(echo "$PROXY_SPEED / 1048576" | bc -l)" "$(echo "$PROXY_SPEED / $NGINX_SPEED" | bc -l)"
 
 # (c) time to first byte
-stats_ms() { sort -n | awk '{a[NR] = $1} END {printf "%.2f %.2f", a[int((NR + 1) / 2)] * 1000, a[1] * 1000}'; }
+stats_ms() { sort -n | awk '{a[NR] = $1} END {printf "%.2f %.2f\n", a[int((NR + 1) / 2)] * 1000, a[1] * 1000}'; }
 ttfb() { curl -s -o /dev/null -r 0-0 -w '%{time_starttransfer}\n' "$@"; }
 read -r DIRECT DIRECT_MIN < <(for i in $(seq 31); do ttfb -H "X-Bench-Key: k-42" "$ORIGIN/ttfb/$i.bin"; done | stats_ms)
 read -r COLD COLD_MIN < <(for i in $(seq 31); do ttfb "$PROXY/ttfb/$i.bin"; done | stats_ms)
