@@ -53,6 +53,9 @@ public final class RangeLoader: Sendable {
     let origin: any RangeOrigin
     let configuration: Configuration
     private let resources = Mutex<[String: LoaderResource]>([:])
+    /// Where downloads run; callers that block a thread waiting for the loader should run their async work
+    /// here too (`Task(executorPreference:)`), so a busy shared pool cannot starve them.
+    public let executor: any TaskExecutor = LoaderExecutor(label: "skylift.range-loader")
 
     public init(cache: RangeCache, origin: any RangeOrigin, configuration: Configuration = .init()) {
         self.cache = cache
