@@ -7,6 +7,8 @@ public enum Skylift {
         [
             ServeCommand.self,
             ProxyCommand.self,
+            UploadCommand.self,
+            CopyCommand.self,
         ]
     }
 

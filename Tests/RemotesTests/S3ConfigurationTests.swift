@@ -69,6 +69,17 @@ import Testing
         }
     }
 
+    @Test func remoteFromADestination() throws {
+        try withHome([:]) { home in
+            let remote = try S3Remote.resolve("s3://media/backup/", endpoint: URL(string: "http://127.0.0.1:9000"), addressing: .path,
+                                              transport: makeDefaultTransport(),
+                                              environment: ["AWS_ACCESS_KEY_ID": "K", "AWS_SECRET_ACCESS_KEY": "S"], home: home)
+            #expect(remote.location == S3Location(bucket: "media", prefix: "backup/"))
+            #expect(remote.client.configuration.endpoint.absoluteString == "http://127.0.0.1:9000")
+            #expect(remote.folderURL.absoluteString == "s3://media/backup/")
+        }
+    }
+
     @Test func addressingStyles() throws {
         let credentials = S3Credentials(accessKeyID: "K", secretAccessKey: "S")
         let aws = S3Client(configuration: S3Configuration(endpoint: URL(string: "https://s3.eu-west-1.amazonaws.com")!,
