@@ -9,6 +9,8 @@ public enum Skylift {
             ProxyCommand.self,
             UploadCommand.self,
             CopyCommand.self,
+            WatchCommand.self,
+            StatusCommand.self,
         ]
     }
 

@@ -28,6 +28,8 @@ func runSkylift(_ arguments: [String], environment: [String: String] = [:]) asyn
           proxy   play cloud media in any player through a local caching proxy
           upload  upload files to a cloud folder, resumably (tus or WebDAV)
           copy    stream a file or an http(s) object into a cloud folder, with no local copy
+          watch   upload every file of a folder once it has stopped changing
+          status  show the watch queue: counts per state, uploads in flight, last errors
 
         Run 'skylift <command> --help' for a command's options.
 
