@@ -121,7 +121,7 @@ public final class WatchAgent: Sendable {
                 let (changed, gone) = try queue.reconcile(scan)
                 watcher.recheck(changed)
                 continuation.yield(.scanned(reason: scan.reason, files: scan.files.count, changed: changed.count,
-                                            gone: gone.count, resumed: resumedCount))
+                                            gone: gone.count, resumed: resumedCount, seconds: scan.duration))
                 resumedCount = 0
                 for row in gone { await forget(row) }
                 signal.notifyAll()  // interrupted uploads are waiting

@@ -46,7 +46,7 @@ func scratchDirectory() throws -> URL {
 
 @Suite(.serialized, .timeLimit(.minutes(2))) struct S3ClientTests {
     @Test func objectRoundTripWithAwkwardKey() async throws {
-        let server = try S3TestServer.get()
+        let server = try S3TestServer.get(verifying: false)
         let client = server.client()
         let bucket = try await server.makeBucket()
         let key = "photos/ünïcødé dir/a b+c&d=e?.txt"
@@ -86,6 +86,27 @@ func scratchDirectory() throws -> URL {
         } catch let error as S3Error {
             #expect(error.code == "PreconditionFailed")
         }
+    }
+
+    @Test(arguments: [("known key, wrong secret", "SignatureDoesNotMatch"), ("unknown key", "InvalidAccessKeyId")])
+    func wrongCredentialsFailOnceWithTheirCode(situation: String, code: String) async throws {
+        let server = try S3TestServer.get()
+        let bucket = try await server.makeBucket()
+        var configuration = server.configuration
+        configuration.credentials = code == "SignatureDoesNotMatch"
+            ? S3Credentials(accessKeyID: configuration.credentials.accessKeyID, secretAccessKey: "not-the-secret")
+            : S3Credentials(accessKeyID: "AKIANOSUCHKEY0000000", secretAccessKey: "whatever")
+        let recorder = RecordingTransport(makeDefaultTransport())
+        let client = S3Client(configuration: configuration, transport: recorder, retry: RetryPolicy(maxAttempts: 5, baseDelay: 0.01, maxDelay: 0.02))
+        do {
+            _ = try await client.listObjects(bucket: bucket)
+            Issue.record("\(situation): request accepted")
+        } catch let error as S3Error {
+            #expect(error.code == code)
+            #expect(error.status == 403)
+            #expect(!error.description.contains("not-the-secret"))
+        }
+        #expect(recorder.requests.count == 1)
     }
 
     @Test func missingBucketIsNamed() async throws {

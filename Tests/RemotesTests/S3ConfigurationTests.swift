@@ -80,6 +80,20 @@ import Testing
         }
     }
 
+    @Test func discoveryHandsS3DestinationsToS3Remote() async throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("s3home-\(UUID().uuidString)")
+        let discovery = RemoteDiscovery(http: RemoteHTTP(transport: makeDefaultTransport()))
+        let remote = try await discovery.discover(URL(string: "s3://media/in/")!, s3Endpoint: URL(string: "http://127.0.0.1:9000"),
+                                                  s3Addressing: .path,
+                                                  environment: ["AWS_ACCESS_KEY_ID": "K", "AWS_SECRET_ACCESS_KEY": "S"], home: home)
+        let s3 = try #require(remote as? S3Remote)
+        #expect(s3.location == S3Location(bucket: "media", prefix: "in/"))
+        await #expect(throws: S3Error.configuration("\"s3://Bad_Bucket!/\" has no valid bucket name (3–63 characters: a-z, 0-9, '.', '-')")) {
+            _ = try await discovery.discover(URL(string: "s3://Bad_Bucket!/")!, s3Endpoint: nil,
+                                             environment: ["AWS_ACCESS_KEY_ID": "K", "AWS_SECRET_ACCESS_KEY": "S"], home: home)
+        }
+    }
+
     @Test func addressingStyles() throws {
         let credentials = S3Credentials(accessKeyID: "K", secretAccessKey: "S")
         let aws = S3Client(configuration: S3Configuration(endpoint: URL(string: "https://s3.eu-west-1.amazonaws.com")!,
