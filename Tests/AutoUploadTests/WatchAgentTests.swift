@@ -19,6 +19,9 @@ import Testing
         #expect(h.creations == 3)
         let status = try UploadQueue(readingStateIn: h.state).status()
         #expect(status.counts[.done] == 3)
+        // Finished uploads leave no resume records behind (the queue remembers them).
+        let records = (try? FileManager.default.contentsOfDirectory(atPath: h.state.appendingPathComponent("uploads").path)) ?? []
+        #expect(records.isEmpty)
         #expect(run.events.all.last == .stopped)
     }
 
