@@ -57,7 +57,7 @@ let package = Package(
         .testTarget(name: "StorageServerTests", dependencies: ["StorageServer", "Hashing"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer", "Hashing"]),
         .testTarget(name: "BlobStreamTests", dependencies: ["BlobStream", "StorageServer"]),
-        .testTarget(name: "RemotesTests", dependencies: ["Remotes", "StorageServer"]),
+        .testTarget(name: "RemotesTests", dependencies: ["Remotes", "StorageServer", "Uploads", "RangeCache"]),
         .testTarget(name: "UploadsTests", dependencies: ["Uploads", "StorageServer"]),
         .testTarget(name: "RangeCacheTests", dependencies: ["RangeCache", "StorageServer"]),
         .testTarget(name: "StreamProxyTests", dependencies: ["StreamProxy", "StorageServer"]),

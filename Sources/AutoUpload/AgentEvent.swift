@@ -3,7 +3,7 @@ import FolderWatch
 /// What the watch agent reports, for the console or `--json`.
 public enum AgentEvent: Sendable, Equatable {
     /// The start-up (or overflow / fallback) listing was reconciled with the queue.
-    case scanned(reason: FolderScan.Reason, files: Int, changed: Int, gone: Int, resumed: Int)
+    case scanned(reason: FolderScan.Reason, files: Int, changed: Int, gone: Int, resumed: Int, seconds: Double)
     /// A file stopped changing (`overdue`: it hit `--max-wait` while still changing).
     case settled(FileSnapshot, overdue: Bool)
     case uploading(path: String, size: Int64, attempt: Int)

@@ -121,9 +121,9 @@ public final class WatchAgent: Sendable {
                 let (changed, gone) = try queue.reconcile(scan)
                 watcher.recheck(changed)
                 continuation.yield(.scanned(reason: scan.reason, files: scan.files.count, changed: changed.count,
-                                            gone: gone.count, resumed: resumedCount))
+                                            gone: gone.count, resumed: resumedCount, seconds: scan.duration))
                 resumedCount = 0
-                for row in gone { await forget(row) }
+                for row in gone { await fileLeftTree(row) }
                 signal.notifyAll()  // interrupted uploads are waiting
             case let .settled(snapshot), let .overdue(snapshot):
                 let overdue: Bool
@@ -134,7 +134,7 @@ public final class WatchAgent: Sendable {
                 try queue.move(from, to: to)
                 continuation.yield(.moved(from: from, to: to))
             case let .removed(path):
-                for row in try queue.remove(path) { await forget(row) }
+                for row in try queue.remove(path) { await fileLeftTree(row) }
             case let .notice(notice):
                 continuation.yield(.notice(notice.description))
             }
@@ -142,7 +142,7 @@ public final class WatchAgent: Sendable {
     }
 
     /// A file left the tree: its remote copy goes too only with `--mirror-deletes`.
-    private func forget(_ row: QueuedFile) async {
+    private func fileLeftTree(_ row: QueuedFile) async {
         guard configuration.mirrorDeletes, row.state == .done else {
             continuation.yield(.removed(path: row.path, remoteDeleted: false))
             return
@@ -210,6 +210,7 @@ public final class WatchAgent: Sendable {
             return
         }
         try queue.markDone(file)
+        uploader.forget(localPath: root.appendingPathComponent(file.path).path, as: file.remotePath)
         continuation.yield(.uploaded(path: file.path, size: file.size, skipped: skipped.withLock { $0 }))
     }
 

@@ -167,9 +167,21 @@ final class BlobStreamEngine: @unchecked Sendable {
                         s.current = Block(index: 0, start: offset, count: n)
                     }
                 } catch {
-                    state.withLock { s in if s.status == .reading || s.status == .open { fail(&s, error) } }
+                    return failRead(error)
+                }
+            case let .direct(offset, count):
+                do {
+                    let n = try reader.readBlock(into: UnsafeMutableRawBufferPointer(start: buffer, count: count), at: offset)
+                    state.withLock { s in
+                        guard s.status == .reading, s.position == offset else { return }
+                        s.position += Int64(n)
+                        s.status = .open
+                        if s.position >= s.length { reachEnd(&s) } else { postAvailability(&s) }
+                    }
                     deliverEvents()
-                    return -1
+                    return n
+                } catch {
+                    return failRead(error)
                 }
             case let .waitForOpen(semaphore):
                 // The open completion may be queued behind this very call: fail rather than wait forever.
@@ -185,12 +197,20 @@ final class BlobStreamEngine: @unchecked Sendable {
         }
     }
 
+    private func failRead(_ error: any Error) -> Int {
+        state.withLock { s in if s.status == .reading || s.status == .open { fail(&s, error) } }
+        deliverEvents()
+        return -1
+    }
+
     private enum Step {
         /// Copy `count` bytes at `from` in buffer `index`; the position has already moved past them.
         case copy(index: Int, from: Int, count: Int)
         case done(Int)
         case wait(DispatchSemaphore)
         case fill(Int64)
+        /// Read `count` bytes at the offset straight into the caller's buffer.
+        case direct(Int64, Int)
         case waitForOpen(DispatchSemaphore)
     }
 
@@ -218,6 +238,9 @@ final class BlobStreamEngine: @unchecked Sendable {
         }
         if fillQueue == nil {
             s.status = .reading
+            // A read of a whole block or more gains nothing from the cache: fill the caller's buffer directly
+            // and spare a copy. The cached block stays as it was.
+            if len >= blockSize { return .direct(s.position, Int(min(Int64(len), s.length - s.position))) }
             return .fill(s.position)
         }
         if let spare = s.spare, spare.covers(s.position) {

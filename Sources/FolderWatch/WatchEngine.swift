@@ -227,10 +227,11 @@ final class WatchEngine: @unchecked Sendable {
 
     /// Lists the whole tree, (re)adding watches on the way.
     func scanTree(reason: FolderScan.Reason) -> FolderScan {
+        let start = Self.now()
         var files: [FileSnapshot] = []
         var skipped: [String] = []
         walk("", watch: backend.watchesPerFolder, files: &files, skipped: &skipped)
-        return FolderScan(reason: reason, files: files, skipped: skipped)
+        return FolderScan(reason: reason, files: files, skipped: skipped, duration: Self.now() - start)
     }
 
     private func walk(_ start: String, watch: Bool, files: inout [FileSnapshot], skipped: inout [String]) {

@@ -28,11 +28,14 @@ public struct FolderScan: Sendable, Equatable {
     public var files: [FileSnapshot]
     /// Folders that could not be listed; what is under them is unknown, not deleted.
     public var skipped: [String]
+    /// Seconds the listing took (watches included).
+    public var duration: Double
 
-    public init(reason: Reason, files: [FileSnapshot], skipped: [String]) {
+    public init(reason: Reason, files: [FileSnapshot], skipped: [String], duration: Double = 0) {
         self.reason = reason
         self.files = files
         self.skipped = skipped
+        self.duration = duration
     }
 
     /// Whether `path` lies in a folder that could not be listed.

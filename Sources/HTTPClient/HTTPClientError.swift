@@ -31,7 +31,7 @@ public enum HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible
 
     /// `url` fit to appear in an error: user info dropped, values of query items that look like secrets
     /// (signatures, tokens, credentials) replaced.
-    static func redacted(_ url: URL) -> URL {
+    public static func redacted(_ url: URL) -> URL {
         guard var parts = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url }
         parts.user = nil
         parts.password = nil

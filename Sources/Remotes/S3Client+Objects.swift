@@ -14,13 +14,26 @@ public struct S3ObjectSummary: Sendable, Hashable {
 extension S3Client {
     /// Length, type, ETag and modification time of an object.
     public func headObject(bucket: String, key: String) async throws -> ContentInfo {
-        let call = Call(method: "HEAD", bucket: bucket, key: key)
+        try await statObject(bucket: bucket, key: key).info
+    }
+
+    /// `headObject` plus the object's SHA-256 when the store holds one for the whole object (objects stored
+    /// by a single PUT with a checksum; a multipart object's checksum covers its parts' checksums instead).
+    public func statObject(bucket: String, key: String) async throws -> (info: ContentInfo, sha256: [UInt8]?) {
+        var call = Call(method: "HEAD", bucket: bucket, key: key)
+        call.headers.set("x-amz-checksum-mode", "ENABLED")
         let response = try await send(call)
         guard let length = response.headers["Content-Length"].flatMap(Int64.init) else {
             throw S3Error.invalidResponse(resource: call.resource, reason: "HEAD answer has no Content-Length")
         }
-        return ContentInfo(length: length, contentType: response.headers["Content-Type"], etag: response.headers["ETag"],
-                           lastModified: response.headers["Last-Modified"].flatMap(HTTPDate.parse))
+        let info = ContentInfo(length: length, contentType: response.headers["Content-Type"], etag: response.headers["ETag"],
+                               lastModified: response.headers["Last-Modified"].flatMap(HTTPDate.parse))
+        // A multipart object's ETag ends in "-<parts>" and its checksum covers part checksums, not the bytes.
+        let multipart = info.etag?.contains("-") ?? false
+        let checksum = response.headers["x-amz-checksum-sha256"].flatMap { value in
+            multipart || value.contains("-") || response.headers["x-amz-checksum-type"] == "COMPOSITE" ? nil : Data(base64Encoded: value)
+        }
+        return (info, checksum.flatMap { $0.count == 32 ? Array($0) : nil })
     }
 
     /// The object's bytes, or those of `range`; with `ifMatch`, only while the object still has that ETag
@@ -72,10 +85,19 @@ extension S3Client {
 
     /// Every object whose key starts with `prefix`, following continuation tokens.
     public func listObjects(bucket: String, prefix: String = "") async throws -> [S3ObjectSummary] {
+        try await listObjects(bucket: bucket, prefix: prefix, delimiter: nil).objects
+    }
+
+    /// Objects under `prefix`; with a `delimiter`, keys that continue past it are rolled up into common
+    /// prefixes (the "folders" one level down) instead.
+    public func listObjects(bucket: String, prefix: String, delimiter: String?) async throws
+        -> (objects: [S3ObjectSummary], commonPrefixes: [String]) {
         var objects: [S3ObjectSummary] = []
+        var prefixes: [String] = []
         var token: String?
         repeat {
             var call = Call(method: "GET", bucket: bucket, key: nil, query: [("list-type", "2"), ("prefix", prefix)])
+            if let delimiter { call.query.append(("delimiter", delimiter)) }
             if let token { call.query.append(("continuation-token", token)) }
             let root = try await document(try await send(call), call: call)
             for item in root.all("Contents") {
@@ -83,9 +105,10 @@ extension S3Client {
                 objects.append(S3ObjectSummary(key: key, size: size, etag: item["ETag"] ?? "",
                                                lastModified: item["LastModified"].flatMap(Self.parseISODate)))
             }
+            prefixes += root.all("CommonPrefixes").compactMap { $0["Prefix"] }
             token = root["IsTruncated"] == "true" ? root["NextContinuationToken"] : nil
         } while token != nil
-        return objects
+        return (objects, prefixes)
     }
 
     static func attach(sha256: [UInt8]?, to call: inout Call) {

@@ -95,7 +95,8 @@ public final class S3Client: Sendable {
         }
     }
 
-    private func sendOnce(_ call: Call) async throws -> HTTPClientResponse {
+    /// Signs and sends `call` once; any status is returned as a response.
+    func sendOnce(_ call: Call) async throws -> HTTPClientResponse {
         let (url, host, path) = address(call)
         var headers = call.headers
         signer.sign(method: call.method, host: host, encodedPath: path, query: call.query,

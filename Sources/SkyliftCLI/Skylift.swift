@@ -7,6 +7,10 @@ public enum Skylift {
         [
             ServeCommand.self,
             ProxyCommand.self,
+            UploadCommand.self,
+            CopyCommand.self,
+            WatchCommand.self,
+            StatusCommand.self,
         ]
     }
 

@@ -8,14 +8,12 @@ final class PutReceiver: HTTPBodyReceiver {
     private let target: StoragePath
     private let sink: FileSink
     private let maxSize: Int64
-    private let onStored: (StoragePath) -> Void
     private var failed = false
 
     /// Creates the temp file; throws when it cannot be created.
-    init(target: StoragePath, maxSize: Int64, onStored: @escaping (StoragePath) -> Void) throws {
+    init(target: StoragePath, maxSize: Int64) throws {
         self.target = target
         self.maxSize = maxSize
-        self.onStored = onStored
         let temp = FileSystem.tempSibling(of: target.filePath, kind: "put")
         sink = FileSink(fd: try FileSystem.open(temp, O_WRONLY | O_CREAT | O_EXCL, mode: 0o644), path: temp)
     }
@@ -42,7 +40,6 @@ final class PutReceiver: HTTPBodyReceiver {
             return fail(Self.response(for: error, path: target))
         }
         FileSystem.syncDirectory((target.filePath as NSString).deletingLastPathComponent)
-        onStored(target)
         var h = HTTPHeaders()
         if let st = FileSystem.stat(target.filePath) { h.add("ETag", st.etag) }
         return existed ? HTTPResponse(status: 204, headers: h) : .text(201, "created", headers: h)

@@ -108,8 +108,11 @@ extension WebDAV {
             }
             for element in DAVXML.children(prop) {
                 let name = DAVXML.name(of: element)
-                touched.append(name)
-                if Self.liveProperties.contains(name) { protected.append(name); continue }
+                if !touched.contains(name) { touched.append(name) }
+                if Self.liveProperties.contains(name) {
+                    if !protected.contains(name) { protected.append(name) }
+                    continue
+                }
                 entries.removeAll { $0.property == name }
                 if isSet { entries.append(.init(property: name, xml: DAVXML.standalone(element))) }
             }

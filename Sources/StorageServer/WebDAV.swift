@@ -85,7 +85,7 @@ final class WebDAV: Sendable {
             return .respond(.text(413, "body larger than \(maxUploadSize) bytes"))
         }
         do {
-            return .receive(try PutReceiver(target: target, maxSize: maxUploadSize, onStored: { _ in }))
+            return .receive(try PutReceiver(target: target, maxSize: maxUploadSize))
         } catch {
             return .respond(PutReceiver.response(for: error, path: target))
         }

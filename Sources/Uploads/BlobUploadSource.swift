@@ -1,7 +1,8 @@
 import BlobStream
 import Foundation
+import HTTPClient
+import Remotes
 import SkyliftCore
-import Synchronization
 
 /// An ``UploadSource`` over BlobStream: each part gets its own ``BlobInputStream`` on a fresh source pinned
 /// to the identity seen at the start, so bytes of two versions of a file never end up in one upload.
@@ -29,24 +30,27 @@ public struct BlobUploadSource: UploadSource {
         self.make = { make($0) }
     }
 
+    /// An object on an HTTP server, read with ranged GETs; `headers` go with every request.
+    public static func http(_ url: URL, headers: HTTPHeaders, transport: any HTTPTransport) async throws -> BlobUploadSource {
+        try await BlobUploadSource(name: url.redactedString) { _ in HTTPSource(url: url, headers: headers, transport: transport) }
+    }
+
     /// A local file; fails with ``UploadError/sourceMissing(path:)`` or ``UploadError/sourceIsDirectory(path:)``.
     public static func file(_ path: String) async throws -> BlobUploadSource {
         let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
         return try await BlobUploadSource(name: absolute) { FileSource(path: absolute, expectedIdentity: $0) }
     }
 
-    public func checkUnchanged() throws {
+    public func checkUnchanged() async throws {
         let source = make(BlobIdentity(identity))
         defer { source.close() }
-        let result = Mutex<Result<BlobInfo, any Error>?>(nil)
-        source.open { r in result.withLock { $0 = r } }
-        // FileSource opens inline; sources that complete later are checked by their streams instead.
-        guard let outcome = result.withLock({ $0 }) else { return }
-        switch outcome {
-        case let .success(info) where info.identity.value == identity && info.length == length: return
-        case .success: throw UploadError.sourceChanged(path: name)
-        case let .failure(error): throw Self.uploadError(error, name: name)
+        let info: BlobInfo
+        do {
+            info = try await source.open()
+        } catch {
+            throw Self.uploadError(error, name: name)
         }
+        guard info.identity.value == identity, info.length == length else { throw UploadError.sourceChanged(path: name) }
     }
 
     public func open(_ range: ByteRange) throws -> InputStream {
@@ -61,6 +65,7 @@ public struct BlobUploadSource: UploadSource {
     static func uploadError(_ error: any Error, name: String) -> UploadError {
         switch error as? BlobStreamError {
         case .notFound?: .sourceMissing(path: name)
+        case let .httpStatus(_, status)?: status == 404 ? .sourceMissing(path: name) : .sourceUnreadable(path: name, reason: "HTTP \(status)")
         case .isDirectory?: .sourceIsDirectory(path: name)
         case .contentChanged?, .entityTagChanged?, .truncated?: .sourceChanged(path: name)
         case let other?: .sourceUnreadable(path: name, reason: other.description)

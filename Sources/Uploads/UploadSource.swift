@@ -1,3 +1,4 @@
+import BlobStream
 import Foundation
 import Hashing
 import SkyliftCore
@@ -12,12 +13,22 @@ public protocol UploadSource: Sendable {
     /// A string that changes whenever the content may have (file: device, inode, size, mtime).
     var identity: String { get }
     /// Throws ``UploadError/sourceChanged(path:)`` when the source no longer has ``identity``.
-    func checkUnchanged() throws
+    func checkUnchanged() async throws
     /// A stream of exactly the bytes of `range`, opened fresh for each call.
     func open(_ range: ByteRange) throws -> InputStream
 }
 
 extension UploadSource {
+    /// ``digest(_:_:)`` on a thread of its own: streams over network sources block while opening, which
+    /// must not happen on the Swift concurrency pool.
+    public func digestOffPool(_ range: ByteRange, _ algorithm: DigestAlgorithm) async throws -> [UInt8] {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Result { try self.digest(range, algorithm) })
+            }
+        }
+    }
+
     /// Digest of `range`, read through ``open(_:)`` in 256 KiB steps: nothing larger is held in memory.
     public func digest(_ range: ByteRange, _ algorithm: DigestAlgorithm) throws -> [UInt8] {
         let stream = try open(range)
@@ -32,10 +43,10 @@ extension UploadSource {
             try Task.checkCancellation()
             let n = stream.read(buffer, maxLength: Int(min(Int64(size), remaining)))
             if n < 0 {
-                try checkUnchanged()
+                if case .contentChanged? = stream.streamError as? BlobStreamError { throw UploadError.sourceChanged(path: name) }
                 throw UploadError.sourceUnreadable(path: name, reason: stream.streamError.map { String(describing: $0) } ?? "read failed")
             }
-            if n == 0 { throw UploadError.sourceChanged(path: name) }
+            if n == 0 { throw UploadError.sourceChanged(path: name) }  // shorter than its identity said
             digest.update(UnsafeRawBufferPointer(start: buffer, count: n))
             remaining -= Int64(n)
         }

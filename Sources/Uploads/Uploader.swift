@@ -78,7 +78,7 @@ struct Job {
                 if write == nil { write = try await create() }
                 guard let w = write else { continue }
                 try await sendAll(w, progress: progress)
-                try source.checkUnchanged()
+                try await source.checkUnchanged()
                 try await w.finish()
                 break
             } catch let e as RemoteError {
@@ -100,7 +100,7 @@ struct Job {
         guard let existing = try await withRetries({ try await remote.stat(name) }) else { return nil }
         guard !existing.isFolder, existing.info.length == source.length else { return nil }
         if let digest = existing.sha256 {
-            return try source.digest(ByteRange(offset: 0, length: source.length), .sha256) == digest
+            return try await source.digestOffPool(ByteRange(offset: 0, length: source.length), .sha256) == digest
                 ? "destination holds the same SHA-256" : nil
         }
         if let record, record.completed, record.identity == source.identity, let etag = record.etag {
@@ -151,11 +151,12 @@ struct Job {
         }
         while offset < length {
             try Task.checkCancellation()
-            try source.checkUnchanged()
+            try await source.checkUnchanged()
             let partLength = w.isResumable ? min(length - offset, options.partLength, w.maxPartLength ?? .max) : length
             let range = ByteRange(offset: offset, length: partLength)
-            let checksum = try w.partChecksum.map { try source.digest(range, $0 == .sha256 ? .sha256 : .sha1) }
-            try source.checkUnchanged()
+            var checksum: [UInt8]?
+            if let alg = w.partChecksum { checksum = try await source.digestOffPool(range, alg == .sha256 ? .sha256 : .sha1) }
+            try await source.checkUnchanged()
             progress.base = offset - sent.total
             let next = try await w.send(part(offset: offset, length: partLength, checksum: checksum))
             guard next > offset else { throw RemoteError.offsetConflict(url: URL(string: w.token) ?? remote.folderURL) }
@@ -252,7 +253,7 @@ struct Job {
 
     /// SHA-256 of the source against the server's digest, or against the object read back.
     func verify(_ object: RemoteObject?) async throws {
-        let local = try source.digest(ByteRange(offset: 0, length: source.length), .sha256)
+        let local = try await source.digestOffPool(ByteRange(offset: 0, length: source.length), .sha256)
         if let remoteDigest = object?.sha256 {
             guard remoteDigest == local else { throw UploadError.verifyFailed(source: source.name, url: destination) }
             return

@@ -23,15 +23,17 @@ final class FailingSource: BlobSource {
     func close() { file.close() }
 }
 
+/// `count` random bytes, made 8 at a time.
+func randomBytes(_ count: Int) -> [UInt8] {
+    var generator = SystemRandomNumberGenerator()
+    var words = [UInt64](repeating: 0, count: count / 8 + 1)
+    for i in words.indices { words[i] = generator.next() }
+    return words.withUnsafeBytes { Array($0.prefix(count)) }
+}
+
 func randomFile(in directory: URL, size: Int) throws -> (url: URL, sha256: [UInt8]) {
     let url = directory.appendingPathComponent("blob-\(size)")
-    var bytes = [UInt8](repeating: 0, count: size)
-    var generator = SystemRandomNumberGenerator()
-    for i in stride(from: 0, to: size, by: 8) {
-        withUnsafeBytes(of: generator.next() as UInt64) { word in
-            for j in 0..<min(8, size - i) { bytes[i + j] = word[j] }
-        }
-    }
+    let bytes = randomBytes(size)
     try Data(bytes).write(to: url)
     return (url, Digest.hash(.sha256, bytes))
 }
@@ -44,7 +46,7 @@ func scratchDirectory() throws -> URL {
 
 @Suite(.serialized, .timeLimit(.minutes(2))) struct S3ClientTests {
     @Test func objectRoundTripWithAwkwardKey() async throws {
-        let server = try S3TestServer.get()
+        let server = try S3TestServer.get(verifying: false)
         let client = server.client()
         let bucket = try await server.makeBucket()
         let key = "photos/ünïcødé dir/a b+c&d=e?.txt"
@@ -84,6 +86,27 @@ func scratchDirectory() throws -> URL {
         } catch let error as S3Error {
             #expect(error.code == "PreconditionFailed")
         }
+    }
+
+    @Test(arguments: [("known key, wrong secret", "SignatureDoesNotMatch"), ("unknown key", "InvalidAccessKeyId")])
+    func wrongCredentialsFailOnceWithTheirCode(situation: String, code: String) async throws {
+        let server = try S3TestServer.get()
+        let bucket = try await server.makeBucket()
+        var configuration = server.configuration
+        configuration.credentials = code == "SignatureDoesNotMatch"
+            ? S3Credentials(accessKeyID: configuration.credentials.accessKeyID, secretAccessKey: "not-the-secret")
+            : S3Credentials(accessKeyID: "AKIANOSUCHKEY0000000", secretAccessKey: "whatever")
+        let recorder = RecordingTransport(makeDefaultTransport())
+        let client = S3Client(configuration: configuration, transport: recorder, retry: RetryPolicy(maxAttempts: 5, baseDelay: 0.01, maxDelay: 0.02))
+        do {
+            _ = try await client.listObjects(bucket: bucket)
+            Issue.record("\(situation): request accepted")
+        } catch let error as S3Error {
+            #expect(error.code == code)
+            #expect(error.status == 403)
+            #expect(!error.description.contains("not-the-secret"))
+        }
+        #expect(recorder.requests.count == 1)
     }
 
     @Test func missingBucketIsNamed() async throws {

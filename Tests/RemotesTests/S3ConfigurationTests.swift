@@ -69,6 +69,31 @@ import Testing
         }
     }
 
+    @Test func remoteFromADestination() throws {
+        try withHome([:]) { home in
+            let remote = try S3Remote.resolve("s3://media/backup/", endpoint: URL(string: "http://127.0.0.1:9000"), addressing: .path,
+                                              transport: makeDefaultTransport(),
+                                              environment: ["AWS_ACCESS_KEY_ID": "K", "AWS_SECRET_ACCESS_KEY": "S"], home: home)
+            #expect(remote.location == S3Location(bucket: "media", prefix: "backup/"))
+            #expect(remote.client.configuration.endpoint.absoluteString == "http://127.0.0.1:9000")
+            #expect(remote.folderURL.absoluteString == "s3://media/backup/")
+        }
+    }
+
+    @Test func discoveryHandsS3DestinationsToS3Remote() async throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("s3home-\(UUID().uuidString)")
+        let discovery = RemoteDiscovery(http: RemoteHTTP(transport: makeDefaultTransport()))
+        let remote = try await discovery.discover(URL(string: "s3://media/in/")!, s3Endpoint: URL(string: "http://127.0.0.1:9000"),
+                                                  s3Addressing: .path,
+                                                  environment: ["AWS_ACCESS_KEY_ID": "K", "AWS_SECRET_ACCESS_KEY": "S"], home: home)
+        let s3 = try #require(remote as? S3Remote)
+        #expect(s3.location == S3Location(bucket: "media", prefix: "in/"))
+        await #expect(throws: S3Error.configuration("\"s3://Bad_Bucket!/\" has no valid bucket name (3–63 characters: a-z, 0-9, '.', '-')")) {
+            _ = try await discovery.discover(URL(string: "s3://Bad_Bucket!/")!, s3Endpoint: nil,
+                                             environment: ["AWS_ACCESS_KEY_ID": "K", "AWS_SECRET_ACCESS_KEY": "S"], home: home)
+        }
+    }
+
     @Test func addressingStyles() throws {
         let credentials = S3Credentials(accessKeyID: "K", secretAccessKey: "S")
         let aws = S3Client(configuration: S3Configuration(endpoint: URL(string: "https://s3.eu-west-1.amazonaws.com")!,

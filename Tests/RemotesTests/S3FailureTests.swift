@@ -1,4 +1,5 @@
 import Foundation
+import Hashing
 import HTTPClient
 import HTTPServer
 @testable import Remotes
@@ -23,6 +24,12 @@ final class MisbehavingS3: HTTPHandler {
                 : .respond(HTTPResponse(status: 200, headers: ["ETag": "\"abc\""]))
         case "/bucket/bad-signature":
             return error(403, "SignatureDoesNotMatch", "The request signature we calculated does not match the signature you provided.")
+        case "/bucket/whole", "/bucket/multipart":
+            // The same checksum header, on a single-PUT object and on a multipart one.
+            let etag = request.path.hasSuffix("whole") ? "\"5d41402abc4b2a76b9719d911017c592\"" : "\"0123456789abcdef-3\""
+            return .respond(HTTPResponse(status: 200, headers: [
+                "ETag": etag, "x-amz-checksum-sha256": "LPJNul+wow4m6DsqxbninhsWHlwfp0JecwQzYpOLmCQ=",
+            ], body: .bytes(Array("hello".utf8))))
         case "/bucket/skewed":
             return error(403, "RequestTimeTooSkewed", "The difference between the request time and the current time is too large.")
         default:
@@ -62,6 +69,15 @@ final class MisbehavingS3: HTTPHandler {
                 #expect(!error.description.contains("topsecret"))
             }
             #expect(handler.requests.load(ordering: .relaxed) == 1)
+        }
+    }
+
+    @Test func wholeObjectChecksumsOnly() async throws {
+        try await withServer { client, _ in
+            let whole = try await client.statObject(bucket: "bucket", key: "whole")
+            #expect(whole.info.length == 5)
+            #expect(whole.sha256 == Digest.hash(.sha256, Array("hello".utf8)))
+            #expect(try await client.statObject(bucket: "bucket", key: "multipart").sha256 == nil)
         }
     }
 

@@ -8,42 +8,58 @@ import Synchronization
 /// and gone when the test process exits; or, with `SKYLIFT_S3_TEST_ENDPOINT` set, that endpoint with
 /// credentials from the usual AWS environment variables and files.
 ///
-/// moto does not check signatures, credentials or part checksums (it records them), and keeps everything in
-/// memory; the signing tests compare against botocore's signer instead.
+/// moto runs with IAM auth on, so it checks signatures and keys. It does not check or list part checksums,
+/// returns no checksum headers, never throttles, and keeps everything in memory.
 final class S3TestServer: Sendable {
     let configuration: S3Configuration
     private let process: Process?
 
-    private static let shared = Mutex<Result<S3TestServer, any Error>?>(nil)
+    private static let shared = Mutex<[Bool: Result<S3TestServer, any Error>]>([:])
 
-    static func get() throws -> S3TestServer {
-        try shared.withLock { state in
-            if let state { return try state.get() }
-            let result = Result { try S3TestServer() }
-            state = result
+    /// The server for this test process. `verifying` (the default) checks signatures; moto's checker
+    /// rejects correct signatures (boto3's too) of keys with non-ASCII or `+&=?` characters and of query
+    /// values with `/` or spaces (listing prefixes), so tests of those use the lenient server, and
+    /// `S3ConfigurationTests` compares such signatures with botocore's.
+    static func get(verifying: Bool = true) throws -> S3TestServer {
+        try shared.withLock { servers in
+            if let server = servers[verifying] { return try server.get() }
+            let result = Result { try S3TestServer(verifying: verifying) }
+            servers[verifying] = result
             return try result.get()
         }
     }
 
-    private init() throws {
+    private init(verifying: Bool) throws {
         if let endpoint = ProcessInfo.processInfo.environment["SKYLIFT_S3_TEST_ENDPOINT"], let url = URL(string: endpoint) {
             configuration = try S3Configuration.resolve(endpoint: url, addressing: .path)
             process = nil
             return
         }
         // moto exits when its stdin closes, i.e. when this test process ends however it ends.
+        // Auth on: after three unauthenticated calls (which make a user, its policy and its key), moto checks
+        // every request's SigV4 signature, so a signing mistake fails the tests.
         let script = """
-        import sys, os
+        import os, sys, json
+        if sys.argv[1] == "verifying":
+            os.environ["INITIAL_NO_AUTH_ACTION_COUNT"] = "3"
         from moto.server import ThreadedMotoServer
+        import boto3
         server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
         server.start()
-        print("READY", server.get_host_and_port()[1], flush=True)
+        port = server.get_host_and_port()[1]
+        iam = boto3.client("iam", endpoint_url=f"http://127.0.0.1:{port}", aws_access_key_id="bootstrap",
+                           aws_secret_access_key="bootstrap", region_name="us-east-1")
+        iam.create_user(UserName="skylift")
+        iam.put_user_policy(UserName="skylift", PolicyName="all", PolicyDocument=json.dumps(
+            {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]}))
+        key = iam.create_access_key(UserName="skylift")["AccessKey"]
+        print("READY", port, key["AccessKeyId"], key["SecretAccessKey"], flush=True)
         sys.stdin.read()
         os._exit(0)
         """
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script]
+        process.arguments = ["python3", "-c", script, verifying ? "verifying" : "lenient"]
         let input = Pipe(), output = Pipe()
         process.standardInput = input
         process.standardOutput = output
@@ -55,14 +71,13 @@ final class S3TestServer: Sendable {
             if data.isEmpty { break }
             line += String(decoding: data, as: UTF8.self)
         }
-        let words = line.split(separator: " ")
-        guard words.count == 2, words[0] == "READY", let port = Int(words[1].trimmingCharacters(in: .whitespacesAndNewlines)) else {
+        let words = line.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ").map(String.init)
+        guard words.count == 4, words[0] == "READY", let port = Int(words[1]) else {
             throw S3Error.configuration("moto server did not start (is `moto[server]` installed? see scripts/pip-deps.sh): \(line)")
         }
         self.process = process
-        // moto accepts any credentials; these only have to be well-formed.
         configuration = S3Configuration(endpoint: URL(string: "http://127.0.0.1:\(port)")!, region: "us-east-1",
-                                        credentials: S3Credentials(accessKeyID: "AKIDSKYLIFTTEST", secretAccessKey: "skylift-test-secret"),
+                                        credentials: S3Credentials(accessKeyID: words[2], secretAccessKey: words[3]),
                                         addressing: .path)
         _ = input // kept open by the process object's standardInput until exit
     }

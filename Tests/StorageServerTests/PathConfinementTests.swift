@@ -48,6 +48,9 @@ import Testing
         #expect(try Curl.run([f.url("/dav/.skylift-uploads")]).status == 404)
         #expect(try Curl.run([f.url("/other")]).status == 404)
         #expect(try Curl.run([f.url("/dav/sub%20dir")]).status == 404)
+        let bigHeader = try tempFile(Array(("X-Big: " + String(repeating: "a", count: 300_000) + "\n").utf8))
+        defer { try? FileManager.default.removeItem(at: bigHeader) }
+        #expect(try Curl.run(["-H", "@\(bigHeader.path)", f.url("/dav/sub/f.txt")]).status == 431)
         try f.write("sub dir/é.txt", Array("spaced".utf8))
         #expect(try Curl.run([f.url("/dav/sub%20dir/%C3%A9.txt")]).text == "spaced")
     }

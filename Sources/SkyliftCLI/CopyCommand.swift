@@ -1,0 +1,53 @@
+import Foundation
+import HTTPClient
+import Remotes
+import SkyliftCore
+import Uploads
+
+/// `skylift copy SOURCE DEST`: stream a local file or an http(s) object into a cloud folder.
+public enum CopyCommand: Command {
+    public static let spec = CommandSpec(
+        name: "copy",
+        summary: "stream a file or an http(s) object into a cloud folder, with no local copy",
+        usage: "copy SOURCE DEST [--source-header 'NAME: VALUE']... [--token TOKEN] [--header 'NAME: VALUE']... [--state DIR] [--json] [--force] [--verify]",
+        details: """
+        Copy SOURCE (a local path or an http(s) URL read with ranged GETs) into the folder DEST
+        (as for upload: tus when offered, else WebDAV PUT). Bytes go from source to destination
+        as they are read; nothing is stored locally. Resumable like upload.
+        """,
+        options: [
+            OptionSpec("--source-header", "'NAME: VALUE'", help: "send this header with every request to SOURCE", repeatable: true),
+        ] + TransferSettings.optionSpecs,
+        positionals: 2...2,
+        examples: [
+            "skylift copy https://media.example/raw/clip.mp4 http://127.0.0.1:8421/dav/archive/ --source-header 'Authorization: Bearer ...'",
+            "skylift copy ./clip.mp4 http://127.0.0.1:8421/dav/archive/",
+        ])
+
+    public static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> Int32 {
+        let source = arguments.positionals[0], dest = arguments.positionals[1]
+        let settings = try TransferSettings(arguments, destination: dest, context: context, command: spec.name)
+        let transport = makeDefaultTransport()
+        let sourceHeaders = try TransferSettings.headers(arguments.all("--source-header"), option: "--source-header", command: spec.name)
+        let item: UploadItem
+        if let url = URL(string: source), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" {
+            let name = url.lastPathComponent
+            guard !name.isEmpty, name != "/" else {
+                throw UsageError.badValue(command: spec.name, option: "SOURCE", value: url.redactedString, expected: "a URL naming an object, not a folder")
+            }
+            let headers = sourceHeaders
+            item = UploadItem(label: url.redactedString, name: name) {
+                try await BlobUploadSource.http(url, headers: headers, transport: transport)
+            }
+        } else {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: source, isDirectory: &isDirectory) else {
+                throw CommandFailure(UploadError.sourceMissing(path: source).description)
+            }
+            guard !isDirectory.boolValue else { throw CommandFailure(UploadError.sourceIsDirectory(path: source).description) }
+            item = UploadItem(label: source, name: URL(fileURLWithPath: source).lastPathComponent) { try await BlobUploadSource.file(source) }
+        }
+        let uploader = try await settings.uploader(transport: transport)
+        return await TransferSettings.run([item], with: uploader, jobs: 1, json: settings.json, context: context, command: spec.name)
+    }
+}

@@ -1,0 +1,32 @@
+import Foundation
+import StorageServer
+
+/// The embedded cloud started inside a command that was given no destination (`skylift watch DIR`):
+/// the same store, token and address `skylift serve` uses by default.
+struct EmbeddedCloud {
+    let server: StorageServer
+    let store: URL
+    let url: URL
+    let token: String
+
+    /// Starts on the default address, or on a free port when that one is taken (a `serve` already running).
+    static func start(_ environment: [String: String]) throws -> EmbeddedCloud {
+        let store = EmbeddedCloudDefaults(environment: environment).store
+        try FileManager.default.createDirectory(at: store, withIntermediateDirectories: true)
+        let (token, _) = try EmbeddedCloudDefaults.loadOrCreateToken(forStore: store)
+        let configuration = StorageConfiguration(root: store, token: token)
+        let listen = EmbeddedCloudDefaults.listen
+        var lastError: (any Error)?
+        for port in [listen.port, 0] {
+            do {
+                let server = try StorageServer(configuration: configuration, host: listen.host, port: port)
+                try server.start()
+                guard let url = URL(string: server.baseURL + "/dav/") else { break }
+                return EmbeddedCloud(server: server, store: store, url: url, token: token)
+            } catch {
+                lastError = error
+            }
+        }
+        throw CommandFailure("cannot start the embedded cloud on \(listen): \(lastError.map { "\($0)" } ?? "bad address")")
+    }
+}

@@ -1,0 +1,85 @@
+import AutoUpload
+import Foundation
+import SkyliftCore
+import Uploads
+
+/// `skylift status`: what the watch agent's queue holds.
+public enum StatusCommand: Command {
+    public static let spec = CommandSpec(
+        name: "status",
+        summary: "show the watch queue: counts per state, uploads in flight, last errors",
+        usage: "status [--state DIR] [--json]",
+        details: """
+        Show what `skylift watch` has queued: how many files are pending, uploading, done and
+        failed, the uploads in flight with their progress, and the latest errors. Reads the
+        queue without disturbing a running agent. Without --state, every watched folder under
+        $XDG_STATE_HOME/skylift/watch is shown.
+        """,
+        options: [
+            OptionSpec("--state", "DIR", help: "the state folder given to `skylift watch --state`"),
+            OptionSpec("--json", help: "print one JSON object per watched folder"),
+        ])
+
+    public static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> Int32 {
+        let states: [URL]
+        if let given = arguments.value("--state") {
+            states = [URL(fileURLWithPath: given)]
+        } else {
+            let parent = ResumeStore.defaultDirectory(environment: context.environment).appendingPathComponent("watch")
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: parent.path)) ?? []
+            states = names.sorted().map { parent.appendingPathComponent($0) }
+                .filter { FileManager.default.fileExists(atPath: $0.appendingPathComponent(UploadQueue.fileName).path) }
+            if states.isEmpty {
+                context.output.line("no watched folders (nothing under \(parent.path))")
+                return 0
+            }
+        }
+        for state in states {
+            let status: QueueStatus
+            do {
+                status = try UploadQueue(readingStateIn: state).status()
+            } catch {
+                throw CommandFailure(error.description)
+            }
+            if arguments.flag("--json") {
+                context.output.line(json(status, state: state))
+            } else {
+                context.output.write(text(status, state: state))
+            }
+        }
+        return 0
+    }
+
+    static func text(_ status: QueueStatus, state: URL) -> String {
+        var lines = ["\(status.root) (state \(state.path))"]
+        lines.append("  " + UploadState.allCases.map { "\($0.rawValue) \(status.counts[$0] ?? 0)" }.joined(separator: "  "))
+        if !status.inFlight.isEmpty {
+            lines.append("  in flight:")
+            for file in status.inFlight {
+                let percent = file.size > 0 ? " (\(file.sent * 100 / file.size)%)" : ""
+                lines.append("    \(file.path)  \(ByteCount.format(file.sent)) of \(ByteCount.format(file.size))\(percent)")
+            }
+        }
+        if !status.lastErrors.isEmpty {
+            lines.append("  last errors:")
+            let now = UploadQueue.now()
+            for file in status.lastErrors {
+                let retry = file.retryAt.map { " (retry in \(max(0, Int(($0 - now).rounded(.up)))) s)" } ?? ""
+                lines.append("    \(file.path): \(file.reason ?? "unknown")\(retry)")
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func json(_ status: QueueStatus, state: URL) -> String {
+        let object: [String: Any] = [
+            "dir": status.root,
+            "state": state.path,
+            "counts": Dictionary(uniqueKeysWithValues: UploadState.allCases.map { ($0.rawValue, status.counts[$0] ?? 0) }),
+            "in_flight": status.inFlight.map { ["path": $0.path, "sent": $0.sent, "size": $0.size] as [String: Any] },
+            "errors": status.lastErrors.map { ["path": $0.path, "reason": $0.reason ?? "", "retry_at": $0.retryAt ?? 0] as [String: Any] },
+        ]
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import HTTPClient
+import Remotes
+import SkyliftCore
+import Uploads
+
+/// Options `upload` and `copy` share, read from parsed arguments and the environment.
+struct TransferSettings {
+    var destination: URL
+    var headers: HTTPHeaders
+    var state: URL
+    var jobs: Int
+    var json: Bool
+    var options: UploadOptions
+
+    /// Options shared by `upload` and `copy`, in help order.
+    static let optionSpecs: [OptionSpec] = [
+        OptionSpec("--token", "TOKEN", help: "send 'Authorization: Bearer TOKEN' (default: $SKYLIFT_TOKEN)"),
+        OptionSpec("--header", "'NAME: VALUE'", help: "send this header with every request to the destination", repeatable: true),
+        OptionSpec("--state", "DIR", help: "resume state (default: $XDG_STATE_HOME/skylift)"),
+        OptionSpec("--json", help: "print one JSON object per event instead of progress lines"),
+        OptionSpec("--force", help: "upload even when the destination already holds the same content"),
+        OptionSpec("--verify", help: "read the object back (or use a server digest) and compare SHA-256"),
+        OptionSpec("--part-size", "SIZE", help: "largest tus PATCH body, e.g. 16M (default: 64M)"),
+    ]
+
+    init(_ arguments: ParsedArguments, destination raw: String, context: CommandContext, command: String) throws {
+        guard let url = URL(string: raw), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else {
+            throw UsageError.badValue(command: command, option: command == "copy" ? "DEST" : "--to", value: raw, expected: "an http(s) folder URL")
+        }
+        destination = url
+        let extra = try Self.headers(arguments.all("--header"), option: "--header", command: command)
+        let token = arguments.value("--token") ?? context.environment["SKYLIFT_TOKEN"]
+        headers = RemoteHTTP.headers(token: token, extra: extra)
+        state = arguments.value("--state").map { URL(fileURLWithPath: $0) } ?? ResumeStore.defaultDirectory(environment: context.environment)
+        jobs = try arguments.integer("--jobs", in: 1...64) ?? 2
+        json = arguments.flag("--json")
+        var partLength: Int64 = 64 << 20
+        if let raw = arguments.value("--part-size") {
+            guard let v = ByteCount.parse(raw), v >= 1 << 10 else {
+                throw UsageError.badValue(command: command, option: "--part-size", value: raw, expected: "a size of at least 1K, e.g. 16M")
+            }
+            partLength = v
+        }
+        options = UploadOptions(force: arguments.flag("--force"), verify: arguments.flag("--verify"), partLength: partLength)
+    }
+
+    /// Parses `Name: value` lines given to `option`.
+    static func headers(_ lines: [String], option: String, command: String) throws(UsageError) -> HTTPHeaders {
+        var headers = HTTPHeaders()
+        for line in lines {
+            guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else {
+                throw .badValue(command: command, option: option, value: line, expected: "'Name: value'")
+            }
+            headers.add(String(line[..<colon]).trimmingCharacters(in: .whitespaces),
+                        String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces))
+        }
+        return headers
+    }
+
+    /// Asks the destination what it speaks and returns an uploader for it; errors become one-line failures.
+    func uploader(transport: any HTTPTransport) async throws -> Uploader {
+        let http = RemoteHTTP(transport: transport, headers: headers)
+        do {
+            let remote = try await RemoteDiscovery(http: http, partLength: options.partLength).discover(destination)
+            return Uploader(remote: remote, store: ResumeStore(directory: state), options: options)
+        } catch let e as RemoteError {
+            throw CommandFailure(e.description)
+        }
+    }
+
+    /// Runs the batch, reporting as asked; exit status 0 only when every item was confirmed (or skipped).
+    static func run(_ items: [UploadItem], with uploader: Uploader, jobs: Int, json: Bool, context: CommandContext, command: String) async -> Int32 {
+        let reporter = TransferReporter(labels: items.map(\.label), mode: json ? .json : (context.isTerminal ? .live : .plain), context: context)
+        let results = await uploader.uploadAll(items, jobs: jobs) { reporter.report($0, $1) }
+        reporter.finish()
+        var failed = 0
+        for case let .failure(error) in results {
+            failed += 1
+            if !json { context.errors.line("skylift \(command): \(error.description)") }
+        }
+        return failed == 0 ? 0 : 1
+    }
+}

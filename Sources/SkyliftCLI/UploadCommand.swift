@@ -1,0 +1,55 @@
+import Foundation
+import HTTPClient
+import Uploads
+
+/// `skylift upload FILE... --to URL`: resumable streaming uploads over tus or WebDAV.
+public enum UploadCommand: Command {
+    public static let spec = CommandSpec(
+        name: "upload",
+        summary: "upload files to a cloud folder, resumably (tus or WebDAV)",
+        usage: "upload FILE... --to URL [--token TOKEN] [--header 'NAME: VALUE']... [--jobs N] [--state DIR] [--json] [--force] [--verify]",
+        details: """
+        Stream files to a cloud folder with no temporary copy. Skylift asks the folder URL
+        (OPTIONS) what it speaks: tus when offered (resumable, per-part checksums), else WebDAV
+        PUT (missing folders are created). Resume state is written before the first byte;
+        running the same command again after a crash continues from the server's offset.
+        Exits 0 only when the server confirmed every file.
+        """,
+        options: [
+            OptionSpec("--to", "URL", help: "destination folder URL (required)"),
+            OptionSpec("--jobs", "N", help: "files uploaded at once (default: 2)"),
+        ] + TransferSettings.optionSpecs,
+        positionals: 1...Int.max,
+        examples: [
+            "skylift upload clip.mp4 --to http://127.0.0.1:8421/dav/photos/ --token \"$TOKEN\"",
+            "SKYLIFT_TOKEN=... skylift upload *.mov --to https://cloud.example/files/ --jobs 4 --json",
+        ])
+
+    public static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> Int32 {
+        guard let to = arguments.value("--to") else {
+            throw UsageError.invalid(command: spec.name, message: "missing --to URL (the destination folder)")
+        }
+        let settings = try TransferSettings(arguments, destination: to, context: context, command: spec.name)
+        let transport = makeDefaultTransport()
+        let items = arguments.positionals.map { path in
+            let name = URL(fileURLWithPath: path).lastPathComponent
+            return UploadItem(label: path, name: name) { try await BlobUploadSource.file(path) }
+        }
+        // Bad local paths are reported before the network is touched.
+        var preflight: [String] = []
+        for path in arguments.positionals {
+            var isDirectory: ObjCBool = false
+            if !FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+                preflight.append(UploadError.sourceMissing(path: path).description)
+            } else if isDirectory.boolValue {
+                preflight.append(UploadError.sourceIsDirectory(path: path).description)
+            }
+        }
+        if let last = preflight.last {
+            for line in preflight.dropLast() { context.errors.line("skylift upload: \(line)") }
+            throw CommandFailure(last)
+        }
+        let uploader = try await settings.uploader(transport: transport)
+        return await TransferSettings.run(items, with: uploader, jobs: settings.jobs, json: settings.json, context: context, command: spec.name)
+    }
+}

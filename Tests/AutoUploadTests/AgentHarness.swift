@@ -1,0 +1,116 @@
+import Foundation
+import FolderWatch
+import StorageServer
+import Synchronization
+import Uploads
+@testable import AutoUpload
+
+/// A real embedded StorageServer on a free loopback port, a watched temp folder and a state folder.
+final class AgentHarness: Sendable {
+    static let token = "watch-test-token"
+    let watched: URL
+    let state: URL
+    let store: URL
+    let accessLog = Lines<String>()
+    private let server = Mutex<StorageServer?>(nil)
+
+    init() throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("agent-\(UUID().uuidString)")
+        watched = base.appendingPathComponent("watched")
+        state = base.appendingPathComponent("state")
+        store = base.appendingPathComponent("store")
+        for dir in [watched, state, store] { try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true) }
+        let config = StorageConfiguration(root: store, token: Self.token, accessLog: { [accessLog] in accessLog.append($0) })
+        let s = try StorageServer(configuration: config, host: "127.0.0.1", port: 0)
+        try s.start()
+        server.withLock { $0 = s }
+    }
+
+    var davURL: URL { URL(string: server.withLock { $0!.baseURL } + "/dav/")! }
+
+    /// Starts an agent; returns it with its collected events and the task running it.
+    func startAgent(token: String = AgentHarness.token, settle: Double = 0.3, mirrorDeletes: Bool = false,
+                    partLength: Int64 = 64 << 20) async throws -> RunningAgent {
+        let uploader = try await EngineUploader.connect(to: davURL, token: token, stateDirectory: state,
+                                                        options: UploadOptions(partLength: partLength))
+        let config = WatchAgentConfiguration(watch: WatchConfiguration(root: watched, settle: settle, maxWait: 30),
+                                             stateDirectory: state, jobs: 2, mirrorDeletes: mirrorDeletes,
+                                             retry: .init(maxAttempts: .max, baseDelay: 0.2, maxDelay: 1))
+        let agent = try WatchAgent(configuration: config, uploader: uploader)
+        return RunningAgent(agent)
+    }
+
+    func write(_ path: String, _ bytes: [UInt8]) throws {
+        let url = watched.appendingPathComponent(path)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(bytes).write(to: url)
+    }
+
+    func stored(_ path: String) -> [UInt8]? {
+        (try? Data(contentsOf: store.appendingPathComponent(path))).map { [UInt8]($0) }
+    }
+
+    /// tus creations (POST) seen by the server.
+    var creations: Int { accessLog.all.filter { $0.hasPrefix("POST ") }.count }
+
+    deinit {
+        server.withLock { $0?.stop() }
+        try? FileManager.default.removeItem(at: watched.deletingLastPathComponent())
+    }
+}
+
+/// An agent running in a task, with its events collected.
+final class RunningAgent: Sendable {
+    let agent: WatchAgent
+    let events = Lines<AgentEvent>()
+    let task: Task<AutoUploadError?, Never>
+    private let reader: Task<Void, Never>
+
+    init(_ agent: WatchAgent) {
+        self.agent = agent
+        let stream = agent.events
+        let sink = events
+        reader = Task { for await e in stream { sink.append(e) } }
+        task = Task { () async -> AutoUploadError? in
+            do throws(AutoUploadError) {
+                try await agent.run()
+                return nil
+            } catch {
+                return error
+            }
+        }
+    }
+
+    func uploaded(_ path: String) -> Int {
+        events.all.filter { if case let .uploaded(p, _, _) = $0 { p == path } else { false } }.count
+    }
+
+    @discardableResult
+    func waitUntil(_ limit: Double = 30, _ condition: () -> Bool) async -> Bool {
+        let start = Date()
+        while Date().timeIntervalSince(start) < limit {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(25))
+        }
+        return condition()
+    }
+
+    /// Stops the agent and returns the error `run()` ended with, if any.
+    func stop() async -> AutoUploadError? {
+        agent.stop()
+        let result = await task.value
+        _ = await reader.value
+        return result
+    }
+}
+
+/// Thread-safe list.
+final class Lines<T: Sendable>: Sendable {
+    private let items = Mutex<[T]>([])
+    func append(_ item: T) { items.withLock { $0.append(item) } }
+    var all: [T] { items.withLock { $0 } }
+}
+
+func bytes(_ count: Int, seed: UInt8 = 1) -> [UInt8] {
+    (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed)) }
+}

@@ -1,0 +1,163 @@
+import Foundation
+import FolderWatch
+import Testing
+@testable import AutoUpload
+
+/// The agent end to end: real inotify events, the real upload engine, the real embedded StorageServer.
+@Suite(.serialized) struct WatchAgentTests {
+    @Test func existingAndNewFilesAreUploadedOnceIntoFolders() async throws {
+        let h = try AgentHarness()
+        try h.write("before.jpg", bytes(1000))
+        try h.write("trip/day1/a.mov", bytes(70_000, seed: 2))
+        let run = try await h.startAgent()
+        try h.write("trip/day2/new.jpg", bytes(5000, seed: 3))
+        await run.waitUntil { h.stored("trip/day2/new.jpg") != nil && h.stored("trip/day1/a.mov") != nil && h.stored("before.jpg") != nil }
+        #expect(h.stored("before.jpg") == bytes(1000))
+        #expect(h.stored("trip/day1/a.mov") == bytes(70_000, seed: 2))
+        #expect(h.stored("trip/day2/new.jpg") == bytes(5000, seed: 3))
+        #expect(await run.stop() == nil)
+        #expect(h.creations == 3)
+        let status = try UploadQueue(readingStateIn: h.state).status()
+        #expect(status.counts[.done] == 3)
+        // Finished uploads leave no resume records behind (the queue remembers them).
+        let records = (try? FileManager.default.contentsOfDirectory(atPath: h.state.appendingPathComponent("uploads").path)) ?? []
+        #expect(records.isEmpty)
+        #expect(run.events.all.last == .stopped)
+    }
+
+    @Test func slowWriterIsUploadedOnceWhole() async throws {
+        let h = try AgentHarness()
+        let run = try await h.startAgent(settle: 0.5)
+        await run.waitUntil { run.events.all.contains { if case .scanned = $0 { true } else { false } } }
+        let url = h.watched.appendingPathComponent("recording.wav")
+        #expect(FileManager.default.createFile(atPath: url.path, contents: nil))
+        let handle = try FileHandle(forWritingTo: url)
+        var expected: [UInt8] = []
+        for i in 0..<25 {
+            let chunk = bytes(2000, seed: UInt8(i))
+            try handle.write(contentsOf: Data(chunk))
+            expected += chunk
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        try handle.close()
+        await run.waitUntil { run.uploaded("recording.wav") == 1 }
+        try await Task.sleep(for: .milliseconds(800))
+        #expect(run.uploaded("recording.wav") == 1)
+        #expect(h.stored("recording.wav") == expected)
+        #expect(h.creations == 1)
+        #expect(await run.stop() == nil)
+    }
+
+    @Test func changedAfterUploadIsUploadedAgainAndMovesAreNot() async throws {
+        let h = try AgentHarness()
+        try h.write("doc.txt", Array("first".utf8))
+        try h.write("keep.jpg", bytes(300))
+        let run = try await h.startAgent()
+        await run.waitUntil { run.uploaded("doc.txt") == 1 && run.uploaded("keep.jpg") == 1 }
+        try h.write("doc.txt", Array("second version".utf8))
+        await run.waitUntil { run.uploaded("doc.txt") == 2 }
+        #expect(h.stored("doc.txt") == Array("second version".utf8))
+        // A move inside the tree: no new upload, the queue follows the file.
+        let creationsBefore = h.creations
+        #expect(rename(h.watched.appendingPathComponent("keep.jpg").path,
+                       h.watched.appendingPathComponent("moved.jpg").path) == 0)
+        await run.waitUntil { run.events.all.contains(.moved(from: "keep.jpg", to: "moved.jpg")) }
+        try await Task.sleep(for: .milliseconds(700))
+        #expect(h.creations == creationsBefore)
+        #expect(run.uploaded("moved.jpg") == 0)
+        let row = try #require(try UploadQueue(readingStateIn: h.state).file("moved.jpg"))
+        #expect(row.state == .done && row.remotePath == "keep.jpg")
+        #expect(await run.stop() == nil)
+    }
+
+    @Test func deletesPropagateOnlyWhenMirroring() async throws {
+        let h = try AgentHarness()
+        try h.write("a.jpg", bytes(100))
+        try h.write("b.jpg", bytes(100))
+        var run = try await h.startAgent()
+        await run.waitUntil { run.uploaded("a.jpg") == 1 && run.uploaded("b.jpg") == 1 }
+        try FileManager.default.removeItem(at: h.watched.appendingPathComponent("a.jpg"))
+        await run.waitUntil { run.events.all.contains(.removed(path: "a.jpg", remoteDeleted: false)) }
+        #expect(h.stored("a.jpg") != nil)
+        #expect(await run.stop() == nil)
+        run = try await h.startAgent(mirrorDeletes: true)
+        await run.waitUntil { run.events.all.contains { if case .scanned = $0 { true } else { false } } }
+        try FileManager.default.removeItem(at: h.watched.appendingPathComponent("b.jpg"))
+        await run.waitUntil { run.events.all.contains(.removed(path: "b.jpg", remoteDeleted: true)) }
+        #expect(h.stored("b.jpg") == nil)
+        #expect(await run.stop() == nil)
+    }
+
+    @Test func changesWhileStoppedAreFoundAtStartup() async throws {
+        let h = try AgentHarness()
+        try h.write("old.jpg", bytes(100))
+        try h.write("edit.txt", Array("v1".utf8))
+        var run = try await h.startAgent()
+        await run.waitUntil { run.uploaded("old.jpg") == 1 && run.uploaded("edit.txt") == 1 }
+        #expect(await run.stop() == nil)
+        let creations = h.creations
+        // While nobody watches: one file added, one edited, one untouched.
+        try h.write("added/new.jpg", bytes(400, seed: 9))
+        try h.write("edit.txt", Array("v2 longer".utf8))
+        run = try await h.startAgent()
+        await run.waitUntil { run.uploaded("added/new.jpg") == 1 && run.uploaded("edit.txt") == 1 }
+        try await Task.sleep(for: .milliseconds(600))
+        #expect(run.uploaded("old.jpg") == 0)
+        #expect(h.stored("added/new.jpg") == bytes(400, seed: 9))
+        #expect(h.stored("edit.txt") == Array("v2 longer".utf8))
+        #expect(h.creations == creations + 2)
+        #expect(await run.stop() == nil)
+    }
+
+    @Test func stopPausesMidUploadAndRestartResumesFromServerOffset() async throws {
+        let h = try AgentHarness()
+        let size = 24 << 20
+        try h.write("big.bin", bytes(size, seed: 5))
+        // Small parts so the upload is many PATCH requests and a stop lands between them.
+        var run = try await h.startAgent(partLength: 1 << 20)
+        await run.waitUntil { h.accessLog.all.filter { $0.hasPrefix("PATCH ") }.count >= 2 }
+        #expect(await run.stop() == nil)
+        let row = try #require(try UploadQueue(readingStateIn: h.state).file("big.bin"))
+        if row.state != .done {
+            #expect(row.state == .pending)
+            #expect(row.uploadURL != nil)
+            run = try await h.startAgent(partLength: 1 << 20)
+            await run.waitUntil(60) { run.uploaded("big.bin") == 1 }
+            #expect(run.events.all.contains { if case let .resumed(_, from) = $0 { from > 0 } else { false } })
+            #expect(await run.stop() == nil)
+        }
+        #expect(h.stored("big.bin") == bytes(size, seed: 5))
+        #expect(h.creations == 1)
+    }
+
+    @Test func refusedCredentialsStopTheAgentWithAClearError() async throws {
+        let h = try AgentHarness()
+        await #expect(throws: AutoUploadError.authenticationRefused(url: h.davURL.absoluteString, status: 401)) {
+            _ = try await EngineUploader.connect(to: h.davURL, token: "wrong", stateDirectory: h.state)
+        }
+        let message = AutoUploadError.authenticationRefused(url: h.davURL.absoluteString, status: 401).description
+        #expect(message.contains("--token") && !message.contains("wrong"))
+    }
+
+    @Test func vanishedBeforeUploadIsDroppedQuietly() async throws {
+        let h = try AgentHarness()
+        // Settled once, then deleted before any upload ran (the agent was not running).
+        let queue = try UploadQueue(stateDirectory: h.state, root: h.watched.standardizedFileURL.path)
+        try queue.enqueue(FileSnapshot(path: "ghost.jpg", size: 5, mtimeNanoseconds: 1, inode: 1))
+        let run = try await h.startAgent()
+        await run.waitUntil { try! UploadQueue(readingStateIn: h.state).allFiles().isEmpty }
+        #expect(try UploadQueue(readingStateIn: h.state).allFiles().isEmpty)
+        #expect(!run.events.all.contains { if case .failed = $0 { true } else { false } })
+        #expect(await run.stop() == nil)
+        #expect(h.creations == 0)
+    }
+
+    @Test func stateOfAnotherFolderIsRefused() async throws {
+        let h = try AgentHarness()
+        _ = try UploadQueue(stateDirectory: h.state, root: "/somewhere/else")
+        await #expect(throws: AutoUploadError.stateBelongsToOtherFolder(state: h.state.path, existing: "/somewhere/else",
+                                                                       given: h.watched.standardizedFileURL.path)) {
+            _ = try await h.startAgent()
+        }
+    }
+}

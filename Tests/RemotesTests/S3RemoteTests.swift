@@ -1,0 +1,98 @@
+import Foundation
+import Hashing
+import HTTPClient
+@testable import Remotes
+import SkyliftCore
+import Testing
+
+/// Sends `bytes[range]` as a part of `write`.
+func sendPart(_ write: any RemoteWrite, _ bytes: [UInt8], _ range: Range<Int>) async throws -> Int64 {
+    let slice = Array(bytes[range])
+    return try await write.send(WritePart(offset: Int64(range.lowerBound), length: Int64(range.count),
+                                          checksum: Digest.hash(.sha256, slice)) { InputStream(data: Data(slice)) })
+}
+
+@Suite(.serialized, .timeLimit(.minutes(2))) struct S3RemoteTests {
+    func makeRemote(prefix: String = "media/", verifying: Bool = true) async throws -> S3Remote {
+        let server = try S3TestServer.get(verifying: verifying)
+        return S3Remote(client: server.client(), location: S3Location(bucket: try await server.makeBucket(), prefix: prefix))
+    }
+
+    @Test func statListReadDelete() async throws {
+        let remote = try await makeRemote(verifying: false)
+        let client = remote.client, bucket = remote.location.bucket
+        let bytes = Array("hello, s3 remote".utf8)
+        try await client.putObject(bucket: bucket, key: "media/a b.txt", body: .bytes(bytes), sha256: Digest.hash(.sha256, bytes))
+        try await client.putObject(bucket: bucket, key: "media/sub/ü.mov", body: .bytes([1, 2, 3]))
+        try await client.putObject(bucket: bucket, key: "elsewhere.txt", body: .bytes([9]))
+
+        #expect(remote.folderURL.absoluteString == "s3://\(bucket)/media/")
+        let object = try #require(try await remote.stat("a b.txt"))
+        #expect(object.info.length == Int64(bytes.count))
+        #expect(object.url.absoluteString == "s3://\(bucket)/media/a%20b.txt")
+        #expect(try await remote.stat("missing.txt") == nil)
+
+        let top = try await remote.list("")
+        #expect(Set(top.map(\.name)) == ["a b.txt", "sub"])
+        #expect(top.first { $0.name == "sub" }?.isFolder == true)
+        #expect(try await remote.list("sub").map(\.name) == ["sub/ü.mov"])
+
+        let part = try await remote.read("a b.txt", range: ByteRange(offset: 7, length: 2), ifMatch: object.info.etag)
+        #expect(try await part.collect(upTo: 10) == Array("s3".utf8))
+        do {
+            _ = try await remote.read("a b.txt", range: nil, ifMatch: "\"stale\"")
+            Issue.record("read with a stale ETag succeeded")
+        } catch let error as RemoteError {
+            #expect(error.status == 412)
+        }
+
+        try await remote.delete("a b.txt")
+        try await remote.delete("a b.txt")
+        #expect(try await remote.stat("a b.txt") == nil)
+    }
+
+    @Test func writeResumesFromTheServicesPartList() async throws {
+        let remote = try await makeRemote()
+        let length = 11 << 20
+        let bytes = randomBytes(length)
+        let first = try await remote.startWrite("clip.mov", length: Int64(length))
+        #expect(first.maxPartLength == 8 << 20)
+        #expect(try await first.confirmedOffset() == 0)
+        #expect(try await sendPart(first, bytes, 0..<(5 << 20)) == 5 << 20)
+
+        // Another process reattaches with only the token.
+        let fresh = S3Remote(client: remote.client, location: remote.location)
+        let second = try #require(try await fresh.resumeWrite("clip.mov", length: Int64(length), token: first.token))
+        #expect(try await second.confirmedOffset() == 5 << 20)
+        await #expect(throws: RemoteError.offsetConflict(url: fresh.url("clip.mov"))) {
+            _ = try await sendPart(second, bytes, 0..<(5 << 20))
+        }
+        #expect(try await sendPart(second, bytes, (5 << 20)..<length) == Int64(length))
+        try await second.finish()
+
+        let object = try #require(try await remote.stat("clip.mov"))
+        #expect(object.info.length == Int64(length))
+        #expect(object.info.contentType == "video/quicktime")
+        let stored = try await remote.read("clip.mov", range: nil).collect(upTo: length)
+        #expect(Digest.hash(.sha256, stored) == Digest.hash(.sha256, bytes))
+        #expect(try await fresh.resumeWrite("clip.mov", length: Int64(length), token: first.token) == nil)
+    }
+
+    @Test func smallPartsAndEmptyObjects() async throws {
+        let remote = try await makeRemote(prefix: "")
+        let write = try await remote.startWrite("tiny", length: 10 << 20)
+        let bytes = [UInt8](repeating: 1, count: 10 << 20)
+        do {
+            _ = try await sendPart(write, bytes, 0..<(1 << 20))
+            Issue.record("a 1 MiB first part was accepted")
+        } catch let error as RemoteError {
+            #expect(error.disposition == .fatal)
+        }
+        try await write.abort()
+
+        let empty = try await remote.startWrite("empty", length: 0)
+        #expect(try await sendPart(empty, [], 0..<0) == 0)
+        try await empty.finish()
+        #expect(try await remote.stat("empty")?.info.length == 0)
+    }
+}

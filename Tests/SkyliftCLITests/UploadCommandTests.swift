@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+
+@Suite struct UploadCommandTests {
+    @Test func uploadHelp() async {
+        let r = await runSkylift(["upload", "--help"])
+        #expect(r.status == 0)
+        #expect(r.out == """
+        usage: skylift upload FILE... --to URL [--token TOKEN] [--header 'NAME: VALUE']... [--jobs N] [--state DIR] [--json] [--force] [--verify]
+
+        Stream files to a cloud folder with no temporary copy. Skylift asks the folder URL
+        (OPTIONS) what it speaks: tus when offered (resumable, per-part checksums), else WebDAV
+        PUT (missing folders are created). Resume state is written before the first byte;
+        running the same command again after a crash continues from the server's offset.
+        Exits 0 only when the server confirmed every file.
+
+        options:
+          --to URL                destination folder URL (required)
+          --jobs N                files uploaded at once (default: 2)
+          --token TOKEN           send 'Authorization: Bearer TOKEN' (default: $SKYLIFT_TOKEN)
+          --header 'NAME: VALUE'  send this header with every request to the destination (repeatable)
+          --state DIR             resume state (default: $XDG_STATE_HOME/skylift)
+          --json                  print one JSON object per event instead of progress lines
+          --force                 upload even when the destination already holds the same content
+          --verify                read the object back (or use a server digest) and compare SHA-256
+          --part-size SIZE        largest tus PATCH body, e.g. 16M (default: 64M)
+          --help                  show this help and exit
+
+        examples:
+          skylift upload clip.mp4 --to http://127.0.0.1:8421/dav/photos/ --token "$TOKEN"
+          SKYLIFT_TOKEN=... skylift upload *.mov --to https://cloud.example/files/ --jobs 4 --json
+
+        """)
+    }
+
+    @Test func copyHelp() async {
+        let r = await runSkylift(["copy", "--help"])
+        #expect(r.status == 0)
+        #expect(r.out == """
+        usage: skylift copy SOURCE DEST [--source-header 'NAME: VALUE']... [--token TOKEN] [--header 'NAME: VALUE']... [--state DIR] [--json] [--force] [--verify]
+
+        Copy SOURCE (a local path or an http(s) URL read with ranged GETs) into the folder DEST
+        (as for upload: tus when offered, else WebDAV PUT). Bytes go from source to destination
+        as they are read; nothing is stored locally. Resumable like upload.
+
+        options:
+          --source-header 'NAME: VALUE'
+                                        send this header with every request to SOURCE (repeatable)
+          --token TOKEN                 send 'Authorization: Bearer TOKEN' (default: $SKYLIFT_TOKEN)
+          --header 'NAME: VALUE'        send this header with every request to the destination (repeatable)
+          --state DIR                   resume state (default: $XDG_STATE_HOME/skylift)
+          --json                        print one JSON object per event instead of progress lines
+          --force                       upload even when the destination already holds the same content
+          --verify                      read the object back (or use a server digest) and compare SHA-256
+          --part-size SIZE              largest tus PATCH body, e.g. 16M (default: 64M)
+          --help                        show this help and exit
+
+        examples:
+          skylift copy https://media.example/raw/clip.mp4 http://127.0.0.1:8421/dav/archive/ --source-header 'Authorization: Bearer ...'
+          skylift copy ./clip.mp4 http://127.0.0.1:8421/dav/archive/
+
+        """)
+    }
+
+    @Test func badInputIsOneLineNamingTheCulprit() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let missing = dir.appendingPathComponent("missing.mp4").path
+        let cases: [([String], Int32, String)] = [
+            (["upload", "a.mp4"], 2, "skylift upload: missing --to URL (the destination folder)\n"),
+            (["upload", "a.mp4", "--to", "ftp://host/x/"], 2, "skylift upload: bad value 'ftp://host/x/' for '--to': expected an http(s) folder URL\n"),
+            (["upload", "a.mp4", "--to", "http://127.0.0.1:9/", "--header", "NoColon"], 2,
+             "skylift upload: bad value 'NoColon' for '--header': expected 'Name: value'\n"),
+            (["upload", "a.mp4", "--to", "http://127.0.0.1:9/", "--jobs", "0"], 2,
+             "skylift upload: bad value '0' for '--jobs': expected a whole number from 1 to 64\n"),
+            (["upload", missing, "--to", "http://127.0.0.1:9/"], 1, "skylift upload: \(missing): no such file\n"),
+            (["upload", dir.path, "--to", "http://127.0.0.1:9/"], 1, "skylift upload: \(dir.path): is a directory, not a file\n"),
+            (["copy", missing, "http://127.0.0.1:9/x/"], 1, "skylift copy: \(missing): no such file\n"),
+        ]
+        for (args, status, err) in cases {
+            let r = await runSkylift(args)
+            #expect(r.status == status, "\(args)")
+            #expect(r.err == err)
+        }
+    }
+}

@@ -1,0 +1,185 @@
+import Foundation
+import Testing
+
+/// A `skylift upload`/`copy` child printing `--json` events, read line by line as they come.
+final class TransferProcess {
+    let process = Process()
+    let stdout = Pipe()
+    let stderr = Pipe()
+    private var buffer = Data()
+
+    init(_ arguments: [String]) throws {
+        process.executableURL = skyliftBinary()
+        process.arguments = arguments
+        process.environment = ["PATH": "/usr/bin:/bin"]
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+    }
+
+    /// The next JSON event, or nil at end of output.
+    func nextEvent() -> [String: Any]? {
+        while true {
+            if let nl = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = buffer[buffer.startIndex..<nl]
+                buffer.removeSubrange(buffer.startIndex...nl)
+                if let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any] { return object }
+                continue
+            }
+            let chunk = stdout.fileHandleForReading.availableData
+            if chunk.isEmpty { return nil }
+            buffer.append(chunk)
+        }
+    }
+
+    /// Reads events until one satisfies `stop` (returned) or output ends (nil).
+    func event(where stop: ([String: Any]) -> Bool) -> [String: Any]? {
+        while let e = nextEvent() { if stop(e) { return e } }
+        return nil
+    }
+
+    /// Every remaining event, then the exit status.
+    func finish() -> ([[String: Any]], Int32) {
+        var all: [[String: Any]] = []
+        while let e = nextEvent() { all.append(e) }
+        process.waitUntilExit()
+        return (all, process.terminationStatus)
+    }
+
+    var errorText: String { String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
+
+    func kill9() {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+}
+
+/// An embedded cloud (`skylift serve`) over a temp root, plus a temp dir for sources and state.
+final class CloudFixture {
+    let dir: URL
+    let root: URL
+    let token = "upload-test-token"
+    var serve: ServeProcess?
+    var url = ""
+
+    init() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-up-\(UUID().uuidString)")
+        root = dir.appendingPathComponent("root")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        try start(listen: "127.0.0.1:0")
+    }
+
+    func start(listen: String) throws {
+        let s = try ServeProcess(["--root", root.path, "--listen", listen, "--token", token, "--quiet"], environment: ["PATH": "/usr/bin:/bin"])
+        let lines = s.lines(3)
+        url = lines.first { $0.hasPrefix("  url:") }?.replacingOccurrences(of: "  url:   ", with: "") ?? ""
+        serve = s
+    }
+
+    /// host:port of the running server.
+    var listen: String { URL(string: url).map { "\($0.host ?? ""):\($0.port ?? 0)" } ?? "" }
+
+    func stop() { _ = serve?.terminate(); serve = nil }
+
+    /// A file of random bytes.
+    func source(_ name: String, mib: Int) throws -> URL {
+        let u = dir.appendingPathComponent(name)
+        let random = try #require(FileHandle(forReadingAtPath: "/dev/urandom"))
+        try random.readData(ofLength: mib << 20).write(to: u)
+        return u
+    }
+
+    func upload(_ file: URL, folder: String, extra: [String] = []) throws -> TransferProcess {
+        try TransferProcess(["upload", file.path, "--to", url + folder, "--token", token, "--state", dir.appendingPathComponent("state").path,
+                             "--json", "--part-size", "1M"] + extra)
+    }
+
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(at: dir)
+    }
+}
+
+func int(_ v: Any?) -> Int64 { (v as? NSNumber)?.int64Value ?? -1 }
+
+@Suite(.serialized) struct UploadProcessTests {
+    @Test func killedClientResumesFromTheServerOffset() throws {
+        let cloud = try CloudFixture()
+        let file = try cloud.source("clip.bin", mib: 48)
+        let total = Int64(48 << 20)
+        let first = try cloud.upload(file, folder: "clips/")
+        let midway = first.event { $0["event"] as? String == "progress" && int($0["bytes"]) > 0 && int($0["bytes"]) < total }
+        try #require(midway != nil, "the upload finished before it could be killed")
+        first.kill9()
+        #expect(!FileManager.default.fileExists(atPath: cloud.root.appendingPathComponent("clips/clip.bin").path))
+
+        let second = try cloud.upload(file, folder: "clips/")
+        let (events, status) = second.finish()
+        #expect(status == 0)
+        let resumed = try #require(events.first { $0["event"] as? String == "resumed" })
+        let from = int(resumed["from"])
+        #expect(from > 0 && from < total)
+        let done = try #require(events.first { $0["event"] as? String == "done" })
+        // This run sent only what the server did not hold: at most one part was in flight at the kill.
+        #expect(int(done["sent"]) == total - from)
+        #expect(FileManager.default.contentsEqual(atPath: file.path, andPath: cloud.root.appendingPathComponent("clips/clip.bin").path))
+    }
+
+    @Test func serverRestartMidUploadIsRetried() throws {
+        let cloud = try CloudFixture()
+        let file = try cloud.source("big.bin", mib: 48)
+        let up = try cloud.upload(file, folder: "r/")
+        let midway = up.event { $0["event"] as? String == "progress" && int($0["bytes"]) > 0 }
+        try #require(midway != nil)
+        let listen = cloud.listen
+        cloud.stop()
+        try cloud.start(listen: listen)
+        let (events, status) = up.finish()
+        #expect(status == 0, "\(up.errorText)")
+        #expect(events.contains { $0["event"] as? String == "retried" })
+        #expect(events.last?["event"] as? String == "done")
+        #expect(FileManager.default.contentsEqual(atPath: file.path, andPath: cloud.root.appendingPathComponent("r/big.bin").path))
+    }
+
+    @Test func sourceModifiedDuringUploadFailsAndLeavesNothing() throws {
+        let cloud = try CloudFixture()
+        let file = try cloud.source("moving.bin", mib: 48)
+        let up = try cloud.upload(file, folder: "m/")
+        let midway = up.event { $0["event"] as? String == "progress" && int($0["bytes"]) > 0 }
+        try #require(midway != nil)
+        let handle = try FileHandle(forWritingTo: file)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("more".utf8))
+        try handle.close()
+        let (events, status) = up.finish()
+        #expect(status == 1)
+        let failed = try #require(events.first { $0["event"] as? String == "failed" })
+        #expect(failed["error"] as? String == "\(file.path): source modified during upload; the partial upload was discarded")
+        #expect(!FileManager.default.fileExists(atPath: cloud.root.appendingPathComponent("m/moving.bin").path))
+        // A new run with the changed file starts over and completes.
+        let again = try cloud.upload(file, folder: "m/")
+        let (_, status2) = again.finish()
+        #expect(status2 == 0)
+        #expect(FileManager.default.contentsEqual(atPath: file.path, andPath: cloud.root.appendingPathComponent("m/moving.bin").path))
+    }
+
+    @Test func copyStreamsAnHTTPObjectIntoAFolder() throws {
+        let cloud = try CloudFixture()
+        let original = try cloud.source("orig.bin", mib: 3)
+        try FileManager.default.createDirectory(at: cloud.root.appendingPathComponent("src"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: original, to: cloud.root.appendingPathComponent("src/movie.bin"))
+        let copy = try TransferProcess(["copy", cloud.url + "src/movie.bin", cloud.url + "dst/", "--source-header", "Authorization: Bearer \(cloud.token)",
+                                        "--token", cloud.token, "--state", cloud.dir.appendingPathComponent("state").path, "--json", "--verify"])
+        let (events, status) = copy.finish()
+        #expect(status == 0, "\(copy.errorText)")
+        let done = try #require(events.last)
+        #expect(done["event"] as? String == "done" && done["verified"] as? Bool == true)
+        #expect(FileManager.default.contentsEqual(atPath: original.path, andPath: cloud.root.appendingPathComponent("dst/movie.bin").path))
+        // A source that needs the token fails clearly without it.
+        let denied = try TransferProcess(["copy", cloud.url + "src/movie.bin", cloud.url + "dst2/", "--token", cloud.token,
+                                          "--state", cloud.dir.appendingPathComponent("state").path])
+        let (_, deniedStatus) = denied.finish()
+        #expect(deniedStatus == 1)
+        #expect(denied.errorText.contains("src/movie.bin"))
+    }
+}

@@ -1,0 +1,267 @@
+import AutoUpload
+import Foundation
+import StorageServer
+import Synchronization
+import Testing
+
+/// A `skylift watch` child with `--json` events read line by line.
+final class WatchProcess {
+    let process = Process()
+    private let stdout = Pipe()
+    private let stderr = Pipe()
+    private var pending = Data()
+
+    init(_ arguments: [String], environment: [String: String] = ["PATH": "/usr/bin:/bin"]) throws {
+        process.executableURL = skyliftBinary()
+        process.arguments = ["watch"] + arguments
+        process.environment = environment
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+    }
+
+    /// Reads events until one has `event == name` and satisfies `where`; nil when output ended first.
+    func await(_ name: String, where test: ([String: Any]) -> Bool = { _ in true }) -> [String: Any]? {
+        while true {
+            while let newline = pending.firstIndex(of: 10) {
+                let line = pending[pending.startIndex..<newline]
+                pending.removeSubrange(pending.startIndex...newline)
+                if let event = try? JSONSerialization.jsonObject(with: line) as? [String: Any],
+                   event["event"] as? String == name, test(event) {
+                    return event
+                }
+            }
+            let chunk = stdout.fileHandleForReading.availableData
+            if chunk.isEmpty { return nil }
+            pending.append(chunk)
+        }
+    }
+
+    /// Sends `signal` and returns the exit status.
+    func stop(_ signal: Int32 = SIGTERM) -> Int32 {
+        kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    var errorText: String { String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
+}
+
+/// An embedded cloud in the test process whose access log can act on requests as they finish.
+final class WatchCloud: Sendable {
+    static let token = "watch-cli-token"
+    let base: URL
+    let server: StorageServer
+    let log = RequestLog()
+
+    init() throws {
+        base = FileManager.default.temporaryDirectory.appendingPathComponent("watch-cli-\(UUID().uuidString)")
+        for sub in ["store", "dir", "state"] {
+            try FileManager.default.createDirectory(at: base.appendingPathComponent(sub), withIntermediateDirectories: true)
+        }
+        let config = StorageConfiguration(root: base.appendingPathComponent("store"), token: Self.token,
+                                          accessLog: { [log] line in log.record(line) })
+        server = try StorageServer(configuration: config, host: "127.0.0.1", port: 0)
+        try server.start()
+    }
+
+    var url: String { server.baseURL + "/dav/" }
+    var dir: URL { base.appendingPathComponent("dir") }
+    var state: URL { base.appendingPathComponent("state") }
+    func stored(_ path: String) -> URL { base.appendingPathComponent("store").appendingPathComponent(path) }
+    func count(_ method: String) -> Int { log.lines.withLock { $0.filter { $0.hasPrefix(method + " ") }.count } }
+
+    func watch(_ extra: [String] = []) throws -> WatchProcess {
+        try WatchProcess([dir.path, "--to", url, "--token", Self.token, "--state", state.path, "--json",
+                          "--settle", "0.2", "--part-size", "1M"] + extra)
+    }
+
+    deinit {
+        server.stop()
+        try? FileManager.default.removeItem(at: base)
+    }
+}
+
+/// Access-log lines, plus a hook run on each as it is logged.
+final class RequestLog: Sendable {
+    let lines = Mutex<[String]>([])
+    let hook = Mutex<(@Sendable (String) -> Void)?>(nil)
+
+    func record(_ line: String) {
+        lines.withLock { $0.append(line) }
+        hook.withLock { $0 }?(line)
+    }
+}
+
+@Suite(.serialized) struct WatchCommandTests {
+    @Test func watchHelp() async {
+        let r = await runSkylift(["watch", "--help"])
+        #expect(r.status == 0)
+        #expect(r.out == """
+        usage: skylift watch DIR [--to URL] [--token TOKEN] [--settle SECONDS] [--max-wait SECONDS] [--ignore GLOB]... [--jobs N] [--state DIR] [--part-size SIZE] [--json] [--mirror-deletes]
+
+        Watch DIR (recursively) and upload each file once it has been quiet for --settle seconds
+        and two checks of its size, mtime and inode agree; DIR/a/b.jpg goes to URL/a/b.jpg.
+        Progress survives crashes and restarts: the queue lives in SQLite under --state, uploads
+        resume from the server's offset, and a start-up scan finds what changed meanwhile.
+        Without --to, the embedded cloud is started in this process with its default store
+        (as `skylift serve` would) and its URL and token are printed. Moved files are not
+        uploaded again (their remote copy keeps its name); deletions are only propagated with
+        --mirror-deletes. Dotfiles, *.part, *.tmp, *.crdownload, *~ and *.swp are ignored.
+        SIGINT/SIGTERM pause uploads where they can resume and exit 0.
+
+        options:
+          --to URL            destination folder (tus or WebDAV); default: the embedded cloud
+          --token TOKEN       bearer token for --to (default: $SKYLIFT_TOKEN)
+          --settle SECONDS    quiet time before a file is uploaded (default: 2)
+          --max-wait SECONDS  upload a file that never stops changing after this long (default: 60)
+          --ignore GLOB       also ignore matching names (or paths, if GLOB has a /) (repeatable)
+          --jobs N            uploads at once (default: 2)
+          --state DIR         queue and resume state (default: $XDG_STATE_HOME/skylift/watch/<id of DIR>)
+          --part-size SIZE    largest tus PATCH body, e.g. 16M (default: 64M)
+          --json              one JSON object per event on stdout
+          --mirror-deletes    delete the remote copy when a file is deleted
+          --help              show this help and exit
+
+        examples:
+          skylift watch ~/Pictures
+          skylift watch /srv/camera --to https://cloud.example/dav/camera/ --token "$TOKEN" --settle 5
+
+        """)
+    }
+
+    @Test func statusHelp() async {
+        let r = await runSkylift(["status", "--help"])
+        #expect(r.status == 0)
+        #expect(r.out == """
+        usage: skylift status [--state DIR] [--json]
+
+        Show what `skylift watch` has queued: how many files are pending, uploading, done and
+        failed, the uploads in flight with their progress, and the latest errors. Reads the
+        queue without disturbing a running agent. Without --state, every watched folder under
+        $XDG_STATE_HOME/skylift/watch is shown.
+
+        options:
+          --state DIR  the state folder given to `skylift watch --state`
+          --json       print one JSON object per watched folder
+          --help       show this help and exit
+
+        """)
+    }
+
+    @Test func badInputIsNamed() async throws {
+        let cloud = try WatchCloud()
+        let missing = cloud.base.appendingPathComponent("nope").path
+        var r = await runSkylift(["watch", missing, "--to", cloud.url])
+        #expect(r.status == 1)
+        #expect(r.err == "skylift watch: \(missing) does not exist\n")
+        let file = cloud.base.appendingPathComponent("file.txt")
+        try Data("x".utf8).write(to: file)
+        r = await runSkylift(["watch", file.path, "--to", cloud.url])
+        #expect(r.status == 1)
+        #expect(r.err == "skylift watch: \(file.path) is not a directory\n")
+        r = await runSkylift(["watch", cloud.dir.path, "--to", "ftp://x/"])
+        #expect(r.status == 2)
+        #expect(r.err.contains("'--to'") && r.err.contains("ftp://x/"))
+        r = await runSkylift(["watch", cloud.dir.path, "--settle", "soon"])
+        #expect(r.status == 2 && r.err.contains("'--settle'"))
+        r = await runSkylift(["watch", cloud.dir.path, "--ignore", "[abc"])
+        #expect(r.status == 2 && r.err.contains("'--ignore'") && r.err.contains("[abc"))
+        r = await runSkylift(["watch"])
+        #expect(r.status == 2)
+        // Credentials refused: a clear error, no retrying forever, and the token never echoed.
+        r = await runSkylift(["watch", cloud.dir.path, "--to", cloud.url, "--token", "not-the-token", "--state", cloud.state.path])
+        #expect(r.status == 1)
+        #expect(r.err.contains("refused the credentials (HTTP 401)") && !r.err.contains("not-the-token"))
+        // A state folder made for another folder.
+        _ = try UploadQueue(stateDirectory: cloud.state, root: "/elsewhere")
+        r = await runSkylift(["watch", cloud.dir.path, "--to", cloud.url, "--token", WatchCloud.token, "--state", cloud.state.path])
+        #expect(r.status == 1)
+        #expect(r.err.contains("'/elsewhere'") && r.err.contains("'\(cloud.dir.path)'") && r.err.contains(cloud.state.path))
+        r = await runSkylift(["status", "--state", missing])
+        #expect(r.status == 1 && r.err.contains(missing))
+    }
+
+    @Test func killNineMidUploadThenRestartUploadsEachFileOnce() async throws {
+        let cloud = try WatchCloud()
+        let size = 24 << 20
+        let big = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 13) }
+        try Data(big).write(to: cloud.dir.appendingPathComponent("big.bin"))
+        let first = try cloud.watch()
+        let pid = first.process.processIdentifier
+        // kill -9 from inside the server as the third part lands: certainly mid-upload.
+        let patches = Mutex(0)
+        cloud.log.hook.withLock { $0 = { line in
+            guard line.hasPrefix("PATCH ") else { return }
+            if patches.withLock({ $0 += 1; return $0 }) == 3 { kill(pid, SIGKILL) }
+        } }
+        first.process.waitUntilExit()
+        cloud.log.hook.withLock { $0 = nil }
+        #expect(first.process.terminationReason == .uncaughtSignal)
+        #expect(!FileManager.default.fileExists(atPath: cloud.stored("big.bin").path))
+
+        // While the agent is down: a new file in a new folder.
+        try FileManager.default.createDirectory(at: cloud.dir.appendingPathComponent("later"), withIntermediateDirectories: true)
+        try Data("added while stopped".utf8).write(to: cloud.dir.appendingPathComponent("later/note.txt"))
+
+        let second = try cloud.watch()
+        let resumed = try #require(second.await("resumed") { $0["path"] as? String == "big.bin" })
+        let from = (resumed["from"] as? NSNumber)?.int64Value ?? 0
+        #expect(from >= 2 << 20 && from < Int64(size))
+        var uploaded: Set<String> = []
+        while uploaded != ["big.bin", "later/note.txt"], let e = second.await("uploaded") {
+            uploaded.insert(e["path"] as? String ?? "")
+        }
+        #expect(uploaded == ["big.bin", "later/note.txt"])
+        #expect(second.stop(SIGTERM) == 0)
+        #expect(try Data(contentsOf: cloud.stored("big.bin")) == Data(big))
+        #expect(try String(contentsOf: cloud.stored("later/note.txt"), encoding: .utf8) == "added while stopped")
+        // One tus creation per file: the killed upload was resumed, not started over.
+        #expect(cloud.count("POST") == 2)
+
+        let status = await runSkylift(["status", "--state", cloud.state.path])
+        #expect(status.status == 0)
+        #expect(status.out == """
+        \(cloud.dir.path) (state \(cloud.state.path))
+          pending 0  uploading 0  done 2  failed 0
+
+        """)
+    }
+
+    @Test func sigtermMidUploadPausesAndExitsZero() async throws {
+        let cloud = try WatchCloud()
+        let size = 16 << 20
+        try Data(count: size).write(to: cloud.dir.appendingPathComponent("zeros.bin"))
+        let agent = try cloud.watch()
+        let progress = agent.await("progress") { e in ((e["sent"] as? NSNumber)?.int64Value ?? 0) > 0 }
+        #expect(progress != nil)
+        #expect(agent.stop(SIGTERM) == 0)
+        let status = await runSkylift(["status", "--state", cloud.state.path, "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(status.out.utf8)) as? [String: Any])
+        let counts = try #require(object["counts"] as? [String: Int])
+        // Either it finished before the signal, or it waits, resumable, for the next start.
+        #expect(counts["done"] == 1 || counts["pending"] == 1)
+        #expect(counts["uploading"] == 0)
+    }
+
+    @Test func withoutDestinationTheEmbeddedCloudIsUsed() async throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("watch-home-\(UUID().uuidString)")
+        let dir = home.appendingPathComponent("Pictures")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: home) }
+        try Data("photo".utf8).write(to: dir.appendingPathComponent("p.jpg"))
+        let agent = try WatchProcess([dir.path, "--json", "--settle", "0.2"], environment: ["HOME": home.path, "PATH": "/usr/bin:/bin"])
+        let embedded = try #require(agent.await("embedded"))
+        let store = home.appendingPathComponent(".local/share/skylift/store")
+        #expect(embedded["store"] as? String == store.path)
+        #expect((embedded["url"] as? String)?.hasPrefix("http://127.0.0.1:") == true)
+        let token = try String(contentsOf: home.appendingPathComponent(".local/share/skylift/store.token"), encoding: .utf8)
+        #expect(embedded["token"] as? String == token.trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect(agent.await("uploaded") { $0["path"] as? String == "p.jpg" } != nil)
+        #expect(agent.stop(SIGINT) == 0)
+        #expect(try String(contentsOf: store.appendingPathComponent("p.jpg"), encoding: .utf8) == "photo")
+        let status = await runSkylift(["status"], environment: ["HOME": home.path])
+        #expect(status.out.hasPrefix("\(dir.path) (state \(home.path)/.local/state/skylift/watch/"))
+        #expect(status.out.contains("done 1"))
+    }
+}

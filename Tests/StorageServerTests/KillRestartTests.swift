@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+
+/// The built `skylift serve` as a child process, so the server can be killed with SIGKILL mid-upload.
+final class ServeProcess {
+    let process = Process()
+    let base: String
+
+    /// The `skylift` binary next to the test bundle (both come from `swift build --build-tests`).
+    static var binary: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("skylift")
+    }
+
+    init(root: URL) throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.binary.path), "build skylift first: \(Self.binary.path)")
+        process.executableURL = Self.binary
+        process.arguments = ["serve", "--root", root.path, "--listen", "127.0.0.1:0", "--no-auth", "--quiet"]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // The banner names the bound port: "  url:   http://127.0.0.1:NNNN/dav/".
+        var text = ""
+        while !text.contains("/dav/") {
+            let data = out.fileHandleForReading.availableData
+            if data.isEmpty { break }
+            text += String(decoding: data, as: UTF8.self)
+        }
+        guard let range = text.range(of: #"http://[0-9.:]+"#, options: .regularExpression) else {
+            process.terminate()
+            throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "no URL in serve output: \(text)"])
+        }
+        base = String(text[range])
+    }
+
+    func kill9() {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    deinit { if process.isRunning { kill9() } }
+}
+
+@Suite struct KillRestartTests {
+    @Test func tusUploadSurvivesKillNineMidPatch() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-kill-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let data = randomBytes(3_000_000)
+        let source = try tempFile(data)
+        defer { try? FileManager.default.removeItem(at: source) }
+
+        let first = try ServeProcess(root: root)
+        let create = try Curl.run(["-X", "POST"] + TusTests.tus + ["-H", "Upload-Length: \(data.count)"]
+                                  + TusTests.metadata([("filename", "killed.bin")]) + ["\(first.base)/dav/"], authenticated: false)
+        #expect(create.status == 201)
+        let loc = try #require(create.header("Location"))
+        // A raw client sends the first 1.2 MB of a PATCH promising everything, then stalls; the server dies.
+        let port = try #require(URL(string: first.base)?.port)
+        let client = Process()
+        client.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        client.arguments = ["python3", "-c", """
+            import socket, sys, time
+            data = open(sys.argv[1], "rb").read()
+            s = socket.create_connection(("127.0.0.1", \(port)))
+            s.sendall(("PATCH \(loc) HTTP/1.1\\r\\nHost: x\\r\\nTus-Resumable: 1.0.0\\r\\n"
+                       "Content-Type: application/offset+octet-stream\\r\\nUpload-Offset: 0\\r\\n"
+                       "Content-Length: %d\\r\\n\\r\\n" % len(data)).encode())
+            s.sendall(data[:1200000])
+            print("sent", flush=True)
+            time.sleep(30)
+            """, source.path]
+        let clientOut = Pipe()
+        client.standardOutput = clientOut
+        try client.run()
+        defer { if client.isRunning { client.terminate() } }
+        _ = clientOut.fileHandleForReading.availableData // "sent"
+        Thread.sleep(forTimeInterval: 0.5) // let the server read what was sent before it dies
+        first.kill9()
+        client.terminate()
+
+        let second = try ServeProcess(root: root)
+        let head = try Curl.run(["-I"] + TusTests.tus + ["\(second.base)\(loc)"], authenticated: false)
+        #expect(head.status == 200)
+        let offset = try #require(head.header("Upload-Offset").flatMap { Int($0) })
+        #expect(offset <= 1_200_000)
+        // What the server says it has is exactly the start of the source.
+        let stored = try Data(contentsOf: root.appendingPathComponent(".skylift-uploads/\(loc.dropFirst("/uploads/".count)).data"))
+        #expect(stored.count == offset && Array(stored) == Array(data[0..<offset]))
+        let rest = try tempFile(Array(data[offset...]))
+        defer { try? FileManager.default.removeItem(at: rest) }
+        let patch = try Curl.run(["-X", "PATCH"] + TusTests.tus + TusTests.octets + ["-H", "Upload-Offset: \(offset)",
+                                  "--data-binary", "@\(rest.path)", "\(second.base)\(loc)"], authenticated: false)
+        #expect(patch.status == 204)
+        #expect(try Array(Data(contentsOf: root.appendingPathComponent("killed.bin"))) == data)
+        second.kill9()
+    }
+}
