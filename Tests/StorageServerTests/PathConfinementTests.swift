@@ -51,7 +51,22 @@ import Testing
         let bigHeader = try tempFile(Array(("X-Big: " + String(repeating: "a", count: 300_000) + "\n").utf8))
         defer { try? FileManager.default.removeItem(at: bigHeader) }
         #expect(try Curl.run(["-H", "@\(bigHeader.path)", f.url("/dav/sub/f.txt")]).status == 431)
+        // A request line libmicrohttpd cannot parse at all just gets the connection closed.
+        #expect(try Self.raw(f, "GARBAGE\r\n\r\n").isEmpty)
+        #expect(try Self.raw(f, "GET /dav/sub/f.txt HTTP/1.1\r\nHost: x\r\nBad Header Line\r\n\r\n").hasPrefix("HTTP/1.1 400"))
+        #expect(try Curl.run([f.url("/dav/sub/f.txt")]).text == "inside")
         try f.write("sub dir/é.txt", Array("spaced".utf8))
         #expect(try Curl.run([f.url("/dav/sub%20dir/%C3%A9.txt")]).text == "spaced")
+    }
+
+    /// Sends raw bytes and returns what the server answers (first line is enough here).
+    static func raw(_ f: ServerFixture, _ request: String) throws -> String {
+        try runTool(["python3", "-c", """
+            import socket, sys
+            s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+            s.settimeout(10)
+            s.sendall(sys.argv[2].encode())
+            print(s.recv(200).decode(errors="replace"), end="")
+            """, String(URL(string: f.base)!.port!), request]).out
     }
 }
