@@ -179,4 +179,23 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: f.file("partial.bin").path), "\(f.log.all)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: f.root.path).filter { $0.hasPrefix(".skylift-put") }.isEmpty)
     }
+
+    @Test func tempFilesLeftByAKilledServerAreSweptOnStart() throws {
+        let f = try ServerFixture()
+        f.stop()
+        try f.write("a/b/.skylift-put-0123", [1, 2, 3])
+        try f.write("a/.skylift-tmp-4567", [1])
+        try f.write("a/keep.txt", [1])
+        let old = Date(timeIntervalSinceNow: -60)
+        for p in ["a/b/.skylift-put-0123", "a/.skylift-tmp-4567"] {
+            try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: f.file(p).path)
+        }
+        try f.start()
+        for _ in 0..<100 where FileManager.default.fileExists(atPath: f.file("a/b/.skylift-put-0123").path) {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        #expect(!FileManager.default.fileExists(atPath: f.file("a/b/.skylift-put-0123").path))
+        #expect(!FileManager.default.fileExists(atPath: f.file("a/.skylift-tmp-4567").path))
+        #expect(FileManager.default.fileExists(atPath: f.file("a/keep.txt").path))
+    }
 }
