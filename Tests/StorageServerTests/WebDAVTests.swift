@@ -191,7 +191,8 @@ import Testing
             try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: f.file(p).path)
         }
         try f.start()
-        for _ in 0..<100 where FileManager.default.fileExists(atPath: f.file("a/b/.skylift-put-0123").path) {
+        let stale = ["a/b/.skylift-put-0123", "a/.skylift-tmp-4567"].map { f.file($0).path }
+        for _ in 0..<100 where stale.contains(where: FileManager.default.fileExists) {
             Thread.sleep(forTimeInterval: 0.05)
         }
         #expect(!FileManager.default.fileExists(atPath: f.file("a/b/.skylift-put-0123").path))
