@@ -178,6 +178,17 @@ public final class UploadQueue: Sendable {
         }
     }
 
+    /// Updates a claimed row to the file's current state (it changed after it was queued, e.g. a file sent
+    /// at `--max-wait` while still growing), so `markDone` records what is actually sent.
+    public func refresh(_ snapshot: FileSnapshot) throws(AutoUploadError) {
+        try writing { c in
+            try c.execute("""
+                UPDATE files SET size = ?, mtime = ?, inode = ?, digest = NULL, updated = ? WHERE path = ? AND state = 'uploading'
+                """, [.integer(snapshot.size), .integer(snapshot.mtimeNanoseconds), .integer(Int64(bitPattern: snapshot.inode)),
+                      .real(Self.now()), .text(snapshot.path)])
+        }
+    }
+
     /// Marks `file` uploaded in the state it was claimed with. If the row changed meanwhile (the file was
     /// modified and settled again), it stays pending for the new content.
     public func markDone(_ file: QueuedFile, digest: String? = nil) throws(AutoUploadError) {

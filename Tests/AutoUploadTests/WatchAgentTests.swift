@@ -48,6 +48,29 @@ import Testing
         #expect(await run.stop() == nil)
     }
 
+    @Test func neverQuietFileIsSentAtMaxWaitAndAgainWhenDone() async throws {
+        let h = try AgentHarness()
+        let run = try await h.startAgent(settle: 0.4, maxWait: 1)
+        await run.waitUntil { run.events.all.contains { if case .scanned = $0 { true } else { false } } }
+        let url = h.watched.appendingPathComponent("live.log")
+        #expect(FileManager.default.createFile(atPath: url.path, contents: nil))
+        let handle = try FileHandle(forWritingTo: url)
+        var expected: [UInt8] = []
+        // Appends every 100 ms for 3 s: never quiet for the settle window.
+        for i in 0..<30 {
+            let line = Array("line \(i)\n".utf8)
+            try handle.write(contentsOf: Data(line))
+            expected += line
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        try handle.close()
+        await run.waitUntil { h.stored("live.log") == expected }
+        #expect(run.events.all.contains { if case .settled(_, overdue: true) = $0 { true } else { false } })
+        #expect(run.uploaded("live.log") >= 1)
+        #expect(h.stored("live.log") == expected)
+        #expect(await run.stop() == nil)
+    }
+
     @Test func changedAfterUploadIsUploadedAgainAndMovesAreNot() async throws {
         let h = try AgentHarness()
         try h.write("doc.txt", Array("first".utf8))
