@@ -1,4 +1,5 @@
 import AutoUpload
+import FolderWatch
 import Foundation
 import StorageServer
 import Synchronization
@@ -242,6 +243,34 @@ final class RequestLog: Sendable {
         // Either it finished before the signal, or it waits, resumable, for the next start.
         #expect(counts["done"] == 1 || counts["pending"] == 1)
         #expect(counts["uploading"] == 0)
+    }
+
+    @Test func statusShowsCountsProgressAndErrors() async throws {
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("watch-status-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: state) }
+        let queue = try UploadQueue(stateDirectory: state, root: "/media/camera")
+        for (name, size) in [("a/clip.mov", Int64(4 << 20)), ("b.jpg", 2048), ("c.jpg", 10)] {
+            try queue.enqueue(FileSnapshot(path: name, size: size, mtimeNanoseconds: 1, inode: UInt64(size)))
+        }
+        _ = try queue.claimNext()  // a/clip.mov
+        try queue.recordProgress("a/clip.mov", uploadURL: "http://127.0.0.1:1/uploads/x", sent: 1 << 20)
+        _ = try queue.claimNext()  // b.jpg
+        try queue.markFailed("b.jpg", reason: "HTTP 507 from http://127.0.0.1:1/dav/b.jpg", retryAt: 0)
+        let r = await runSkylift(["status", "--state", state.path])
+        #expect(r.status == 0)
+        #expect(r.out == """
+        /media/camera (state \(state.path))
+          pending 1  uploading 1  done 0  failed 1
+          in flight:
+            a/clip.mov  1.0 MiB of 4.0 MiB (25%)
+          last errors:
+            b.jpg: HTTP 507 from http://127.0.0.1:1/dav/b.jpg (retry in 0 s)
+
+        """)
+        let json = await runSkylift(["status", "--state", state.path, "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [String: Any])
+        #expect(object["dir"] as? String == "/media/camera")
+        #expect((object["in_flight"] as? [[String: Any]])?.first?["sent"] as? Int == 1 << 20)
     }
 
     @Test func withoutDestinationTheEmbeddedCloudIsUsed() async throws {
