@@ -70,8 +70,12 @@ public struct EngineUploader: FileUploading {
         } catch {
             throw Self.failure(error)
         }
-        // The queue now says `done`; a completed resume record would only pile up, one per file.
-        store.remove(source: source.name, destination: destination)
+    }
+
+    public func forget(localPath: String, as remotePath: String) {
+        let source = URL(fileURLWithPath: localPath).standardizedFileURL.path
+        let destination = RemotePath.url(remotePath, in: uploader.remote.folderURL).absoluteString
+        uploader.store.remove(source: source, destination: destination)
     }
 
     public func delete(_ remotePath: String) async throws(UploadFailure) {

@@ -10,6 +10,10 @@ public protocol FileUploading: Sendable {
     /// Cancellation stops at a resumable point and throws `.cancelled`.
     func upload(localPath: String, as remotePath: String, expected: FileSnapshot,
                 report: @escaping @Sendable (UploadReport) -> Void) async throws(UploadFailure)
+    /// Called once the queue has recorded the upload as done: resume state for it is no longer needed.
+    /// (Kept until then so a crash between the server's confirmation and the queue's record still finds
+    /// the finished upload rather than sending it again.)
+    func forget(localPath: String, as remotePath: String)
     /// Removes `remotePath` from the destination (missing is fine).
     func delete(_ remotePath: String) async throws(UploadFailure)
 }

@@ -123,7 +123,7 @@ public final class WatchAgent: Sendable {
                 continuation.yield(.scanned(reason: scan.reason, files: scan.files.count, changed: changed.count,
                                             gone: gone.count, resumed: resumedCount, seconds: scan.duration))
                 resumedCount = 0
-                for row in gone { await forget(row) }
+                for row in gone { await fileLeftTree(row) }
                 signal.notifyAll()  // interrupted uploads are waiting
             case let .settled(snapshot), let .overdue(snapshot):
                 let overdue: Bool
@@ -134,7 +134,7 @@ public final class WatchAgent: Sendable {
                 try queue.move(from, to: to)
                 continuation.yield(.moved(from: from, to: to))
             case let .removed(path):
-                for row in try queue.remove(path) { await forget(row) }
+                for row in try queue.remove(path) { await fileLeftTree(row) }
             case let .notice(notice):
                 continuation.yield(.notice(notice.description))
             }
@@ -142,7 +142,7 @@ public final class WatchAgent: Sendable {
     }
 
     /// A file left the tree: its remote copy goes too only with `--mirror-deletes`.
-    private func forget(_ row: QueuedFile) async {
+    private func fileLeftTree(_ row: QueuedFile) async {
         guard configuration.mirrorDeletes, row.state == .done else {
             continuation.yield(.removed(path: row.path, remoteDeleted: false))
             return
@@ -170,18 +170,23 @@ public final class WatchAgent: Sendable {
         }
     }
 
-    private func send(_ file: QueuedFile) async throws {
+    private func send(_ claimed: QueuedFile) async throws {
         let root = configuration.watch.root
-        guard let current = FolderWatcher.snapshot(of: file.path, in: root) else {
+        guard let current = FolderWatcher.snapshot(of: claimed.path, in: root) else {
             // Vanished between its report and its upload: leave the queue without a fuss.
-            try queue.remove(file.path)
-            continuation.yield(.dropped(path: file.path))
+            try queue.remove(claimed.path)
+            continuation.yield(.dropped(path: claimed.path))
             return
         }
-        guard current.agrees(with: file.snapshot) else {
-            try queue.markFailed(file.path, reason: "changed since it settled; waiting for it to settle again",
-                                 retryAt: UploadQueue.now() + configuration.watch.maxWait)
-            return
+        var file = claimed
+        if !current.agrees(with: claimed.snapshot) {
+            // Changed since it was queued (sent at --max-wait while still changing, or touched again): send
+            // what is there now; the watcher reports it again once it settles, and a different final state
+            // is sent again then.
+            try queue.refresh(current)
+            file.size = current.size
+            file.mtimeNanoseconds = current.mtimeNanoseconds
+            file.inode = current.inode
         }
         continuation.yield(.uploading(path: file.path, size: file.size, attempt: file.attempts))
         let queue = self.queue
@@ -210,6 +215,7 @@ public final class WatchAgent: Sendable {
             return
         }
         try queue.markDone(file)
+        uploader.forget(localPath: root.appendingPathComponent(file.path).path, as: file.remotePath)
         continuation.yield(.uploaded(path: file.path, size: file.size, skipped: skipped.withLock { $0 }))
     }
 

@@ -79,6 +79,36 @@ import Testing
         }
     }
 
+    @Test func everyConnectionCutStillYieldsTheExactObject() async throws {
+        try await withServer(.init(cutEvery: 250_000)) { handler, url in
+            let digest = try await BlobDigest.compute(of: source(url))
+            #expect(digest == Digest.hash(.sha256, bytes))
+            #expect(handler.requests.count >= 1 + bytes.count / 250_000)
+        }
+    }
+
+    @Test func aServerThatNeverDeliversGivesUpWithTheURL() async throws {
+        try await withServer(.init(cutEvery: 0)) { handler, url in
+            await #expect {
+                _ = try await BlobDigest.compute(of: source(url))
+            } throws: { error in
+                guard case let .transport(name, _)? = error as? BlobStreamError else { return false }
+                return name == HTTPSource.displayName(url)
+            }
+            // The probe, then the first try and each retry the policy allows.
+            #expect(handler.requests.count == 1 + RetryPolicy.immediate.maxAttempts)
+        }
+    }
+
+    @Test func contentRangeParsing() {
+        let r = ContentRange("bytes 10-19/100")
+        #expect(r?.first == 10 && r?.last == 19 && r?.total == 100)
+        #expect(ContentRange("bytes */0")?.total == 0)
+        #expect(ContentRange("bytes 0-9/*")?.total == nil)
+        #expect(ContentRange("items 0-9/10") == nil)
+        #expect(ContentRange("bytes 9-/10") == nil)
+    }
+
     @Test func changedObjectAfterACutIsAnErrorNotAMix() async throws {
         try await withServer(.init(cutOnceAfter: 400_000, changeOnCut: true)) { _, url in
             var got: [UInt8] = []

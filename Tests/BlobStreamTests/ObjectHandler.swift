@@ -9,6 +9,8 @@ final class ObjectHandler: HTTPHandler {
     struct Faults {
         /// Cut the first ranged body after this many bytes (then serve normally).
         var cutOnceAfter: Int64?
+        /// Cut every ranged body after this many bytes.
+        var cutEvery: Int64?
         /// Bump the version (ETag and content) at the moment of the cut.
         var changeOnCut = false
         /// Answer every GET with 200 and the whole object.
@@ -58,7 +60,7 @@ final class ObjectHandler: HTTPHandler {
             return .respond(HTTPResponse(status: 416, headers: headers))
         }
         headers.set("Content-Range", first.contentRange(total: length))
-        var cutAfter: Int64?
+        var cutAfter = faults.cutEvery.flatMap { first.length > $0 ? $0 : nil }
         if let k = faults.cutOnceAfter, first.length > k {
             cutAfter = k
             state.withLock { s in

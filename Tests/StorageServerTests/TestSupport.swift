@@ -120,3 +120,18 @@ func tempFile(_ bytes: [UInt8]) throws -> URL {
     try Data(bytes).write(to: u)
     return u
 }
+
+/// Runs a program found on PATH, with stdout and stderr combined; extra environment on top of ours.
+func runTool(_ arguments: [String], environment: [String: String] = [:]) throws -> (out: String, status: Int32) {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    p.arguments = arguments
+    p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    let out = Pipe()
+    p.standardOutput = out
+    p.standardError = out
+    try p.run()
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    return (String(decoding: data, as: UTF8.self), p.terminationStatus)
+}

@@ -69,7 +69,7 @@ upload() {
     rm -f "$WORK"/root/*.bin
 }
 
-declare -A BEST RSS
+declare -A BEST RSS BASELINE
 for _ in $(seq "$ROUNDS"); do
     for how in curl-T urlsession curl; do
         read -r secs rss < <(upload "$how")
@@ -80,6 +80,13 @@ for _ in $(seq "$ROUNDS"); do
     done
 done
 
+# The same processes uploading 4 KiB: what Swift, Foundation(Networking) and libcurl cost before any streaming.
+head -c 4096 /dev/urandom > "$WORK/tiny.bin"
+for how in urlsession curl; do
+    BASELINE[$how]=$("$BIN/BlobStreamBench" "$how" "$WORK/tiny.bin" "$BASE/tiny.bin" | awk '{ print $6 }')
+done
+rm -f "$WORK"/root/*.bin
+
 mibs() { awk -v b="$BYTES" -v s="$1" 'BEGIN { printf "%.1f", b / 1048576 / s }'; }
 for how in curl-T urlsession curl; do
     case $how in
@@ -88,6 +95,7 @@ for how in curl-T urlsession curl; do
         curl) label="BlobInputStream+CurlTransport" ;;
     esac
     ratio=$(awk -v a="${BEST[curl-T]}" -v b="${BEST[$how]}" 'BEGIN { printf "%.2f", a / b }')
-    printf '%-30s %8s MiB/s  %7.3f s  ratio %5s  peak RSS %6s KiB\n' \
-        "$label" "$(mibs "${BEST[$how]}")" "${BEST[$how]}" "$ratio" "${RSS[$how]}"
+    base=${BASELINE[$how]:+  (4 KiB upload: ${BASELINE[$how]} KiB)}
+    printf '%-30s %8s MiB/s  %7.3f s  ratio %5s  peak RSS %6s KiB%s\n' \
+        "$label" "$(mibs "${BEST[$how]}")" "${BEST[$how]}" "$ratio" "${RSS[$how]}" "$base"
 done
