@@ -24,9 +24,9 @@ BIN=$(swift build -c release --show-bin-path)
 WORK=$(mktemp -d /var/tmp/blobstream-bench.XXXXXX)
 SERVER_PID=""
 cleanup() {
-    exec 3>&- 2>/dev/null || true
-    [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null
     rm -rf "$WORK"
+    exec 3>&- 2>/dev/null || true
+    if [ -n "$SERVER_PID" ]; then kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
 }
 trap cleanup EXIT
 
