@@ -8,7 +8,7 @@ extension LoaderResource {
         s.nextID += 1
         let id = s.nextID
         s.downloads[id] = Download(next: blocks.lowerBound, end: blocks.upperBound, generation: s.generation)
-        s.downloads[id]!.task = Task { await self.runDownload(id) }
+        s.downloads[id]!.task = Task(executorPreference: loader.executor) { await self.runDownload(id) }
     }
 
     private func runDownload(_ id: Int) async {

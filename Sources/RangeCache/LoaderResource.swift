@@ -23,14 +23,18 @@ final class LoaderResource: Sendable {
 
     // MARK: content info
 
-    func validated(url: URL) async throws -> RangeResource {
-        let current = state.withLock { s -> RangeResource? in
+    /// The current representation when it was checked with the origin less than `revalidateAfter` ago.
+    func fresh(url: URL) -> RangeResource? {
+        state.withLock { s -> RangeResource? in
             s.url = url
             guard let info = s.info, let at = s.validatedAt,
                   ContinuousClock.now - at < .seconds(configuration.revalidateAfter) else { return nil }
             return RangeResource(resource: self, generation: s.generation, info: info)
         }
-        if let current { return current }
+    }
+
+    func validated(url: URL) async throws -> RangeResource {
+        if let current = fresh(url: url) { return current }
         let fresh = try await loader.origin.contentInfo(of: url)
         guard let length = fresh.length, length >= 0 else {
             throw RangeOriginError.badResponse(url: display, reason: "origin did not give the length")
@@ -245,7 +249,9 @@ final class LoaderResource: Sendable {
         s.readers[id] = r
     }
 
-    /// Cancels downloads that no reader's window (plus look-ahead) reaches any more.
+    /// Stops downloads that no reader's window (plus look-ahead) reaches any more, after at most the look-ahead:
+    /// those bytes are mostly in flight already (socket and transfer buffers), so keeping them costs the origin
+    /// nothing more, and a player that seeks back (an mp4 player returning from the index at the end) finds them.
     func pruneDownloads(_ s: inout ResourceState) {
         let lookAheadBlocks = Int(configuration.lookAhead / blockSize)
         for (id, d) in s.downloads {
@@ -255,9 +261,8 @@ final class LoaderResource: Sendable {
                 let last = block(min(r.end, r.position + window(r, s)) - 1) + 1 + lookAheadBlocks
                 return first < d.end && d.next < last
             }
-            if !wanted {
-                d.task?.cancel()
-                s.downloads[id] = nil
+            if !wanted && d.end > d.next + lookAheadBlocks {
+                s.downloads[id]!.end = d.next + lookAheadBlocks
             }
         }
     }

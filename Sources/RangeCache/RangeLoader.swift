@@ -53,6 +53,9 @@ public final class RangeLoader: Sendable {
     let origin: any RangeOrigin
     let configuration: Configuration
     private let resources = Mutex<[String: LoaderResource]>([:])
+    /// Where downloads run; callers that block a thread waiting for the loader should run their async work
+    /// here too (`Task(executorPreference:)`), so a busy shared pool cannot starve them.
+    public let executor: any TaskExecutor = LoaderExecutor(label: "skylift.range-loader")
 
     public init(cache: RangeCache, origin: any RangeOrigin, configuration: Configuration = .init()) {
         self.cache = cache
@@ -65,14 +68,24 @@ public final class RangeLoader: Sendable {
     ///
     /// Throws ``RangeOriginError`` when the origin refuses or cannot be reached.
     public func open(_ url: URL) async throws -> RangeResource {
+        try await resource(for: url).validated(url: url)
+    }
+
+    /// The handle ``open(_:)`` would return, without waiting, when `url`'s content info was checked less than
+    /// `revalidateAfter` ago; nil when the origin has to be asked. Lets a blocking caller skip a hop through
+    /// the concurrency runtime for the common case of a player coming back for the next range.
+    public func openIfFresh(_ url: URL) -> RangeResource? {
+        resource(for: url).fresh(url: url)
+    }
+
+    private func resource(for url: URL) -> LoaderResource {
         let key = CacheKey(url: url, droppingQuery: configuration.droppedQueryParameters)
-        let resource = resources.withLock { all in
+        return resources.withLock { all in
             if let r = all[key.value] { return r }
             let r = LoaderResource(key: key, url: url, loader: self)
             all[key.value] = r
             return r
         }
-        return try await resource.validated(url: url)
     }
 
     /// Stops every download. Readers still waiting get an error.

@@ -48,8 +48,7 @@ public struct RemoteDiscovery: Sendable {
     /// not a file and creates the folder when it is missing.
     public func discover(_ url: URL) async throws -> any Remote {
         let folder = RemotePath.folder(url)
-        let r = try await http.expect([200, 204], "OPTIONS", folder, headers: TusProtocol.baseHeaders())
-        let offer = RemoteOffer(headers: r.headers)
+        let offer = try await options(url)
         guard let choice = offer.choice else { throw RemoteError.unsupportedServer(url: url) }
         var dav: WebDAVRemote?
         if offer.dav {
@@ -61,11 +60,30 @@ public struct RemoteDiscovery: Sendable {
         switch choice {
         case .tus:
             guard let tus = offer.tus else { throw RemoteError.unsupportedServer(url: url) }
-            return TusRemote(folderURL: folder, creationURL: folder, options: tus, http: http, dav: dav, partLength: partLength)
+            // The URL as given: a vendor's creation endpoint may not answer under another spelling.
+            return TusRemote(folderURL: folder, creationURL: url, options: tus, http: http, dav: dav, partLength: partLength)
         case .webdav:
             guard let dav else { throw RemoteError.unsupportedServer(url: url) }
             return dav
         }
+    }
+
+    /// What the URL offers. A folder that does not exist yet answers 404 on some servers: then its nearest
+    /// existing ancestor is asked, and the folder is created later.
+    func options(_ url: URL) async throws -> RemoteOffer {
+        var target = url
+        for _ in 0..<16 {
+            let r = try await http.send("OPTIONS", target, headers: TusProtocol.baseHeaders())
+            _ = try? await r.collect(upTo: 64 << 10)
+            switch r.status {
+            case 200, 204: return RemoteOffer(headers: r.headers)
+            case 404 where target.path.count > 1:
+                target = RemotePath.folder(target.deletingLastPathComponent())
+            default:
+                throw RemoteError.status(r.status, method: "OPTIONS", url: target, detail: nil)
+            }
+        }
+        throw RemoteError.status(404, method: "OPTIONS", url: url, detail: nil)
     }
 
     /// Fails with ``RemoteError/notAFolder(url:)`` when `url` names a file; creates it (and missing ancestors

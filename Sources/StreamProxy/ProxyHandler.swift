@@ -22,13 +22,17 @@ struct ProxyHandler: HTTPHandler {
         guard let url = originURL(request) else { return .respond(.text(400, "bad request path")) }
         let resource: RangeResource
         do {
-            resource = try Self.waitFor { try await loader.open(url) }
+            resource = try loader.openIfFresh(url)
+                ?? Self.waitFor(on: loader.executor, timeout: configuration.stallTimeout) { try await loader.open(url) }
         } catch let error as RangeOriginError {
             configuration.log("proxy: \(request.path): \(error)")
             if let status = error.status, (400..<500).contains(status) {
                 return .respond(.text(status, "origin answered \(status) for \(request.path)"))
             }
             return .respond(.text(502, "origin failed for \(request.path)"))
+        } catch let error as ProxyTimeout {
+            configuration.log("proxy: \(request.path): \(error)")
+            return .respond(.text(504, "origin did not answer in time for \(request.path)"))
         } catch {
             configuration.log("proxy: \(request.path): \(error)")
             return .respond(.text(502, "origin failed for \(request.path)"))
@@ -127,12 +131,13 @@ struct ProxyHandler: HTTPHandler {
         return nil
     }
 
-    /// Runs async work from a connection thread and waits for it. Each connection has its own thread, so
-    /// blocking it holds up only that player.
-    static func waitFor<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
+    /// Runs async work from a connection thread and waits for it, at most `timeout` seconds. Each connection
+    /// has its own thread, so blocking it holds up only that player.
+    static func waitFor<T: Sendable>(on executor: any TaskExecutor, timeout: Double,
+                                     _ work: @escaping @Sendable () async throws -> T) throws -> T {
         let result = Mutex<Result<T, any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
-        Task {
+        let task = Task(executorPreference: executor) {
             do {
                 let value = try await work()
                 result.withLock { $0 = .success(value) }
@@ -141,7 +146,15 @@ struct ProxyHandler: HTTPHandler {
             }
             done.signal()
         }
-        done.wait()
-        return try result.withLock { $0! }.get()
+        guard done.wait(timeout: .now() + timeout) == .success, let outcome = result.withLock({ $0 }) else {
+            task.cancel()
+            throw ProxyTimeout()
+        }
+        return try outcome.get()
     }
+}
+
+/// The origin did not describe a resource within the stall timeout.
+struct ProxyTimeout: Error, CustomStringConvertible {
+    var description: String { "origin did not answer in time" }
 }

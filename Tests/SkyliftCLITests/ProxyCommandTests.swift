@@ -153,3 +153,84 @@ func fetch(_ url: String, range: String? = nil, extra: [String] = []) throws -> 
         #expect(!ended.errors.contains(token))
     }
 }
+
+/// `skylift proxy` in front of a plain nginx (Debian package) that answers only requests carrying a key header.
+@Suite struct ProxyNginxOriginTests {
+    @Test func nginxOriginThatDemandsAHeader() throws {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-nginx-\(UUID().uuidString)")
+        let www = work.appendingPathComponent("www")
+        try FileManager.default.createDirectory(at: www.appendingPathComponent("v"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: work.appendingPathComponent("tmp"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+        let data = Array((try FileHandle(forReadingFrom: URL(fileURLWithPath: "/dev/urandom")).read(upToCount: 1_234_567))!)
+        try Data(data).write(to: www.appendingPathComponent("v/clip.webm"))
+        // nginx's workers run unprivileged.
+        _ = try run("/bin/chmod", ["-R", "a+rwX", work.path])
+        let port = try run("/usr/bin/env", ["python3", "-c",
+            "import socket; s=socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])"]).out
+        let conf = work.appendingPathComponent("nginx.conf")
+        try """
+        worker_processes 1;
+        daemon off;
+        pid \(work.path)/nginx.pid;
+        error_log \(work.path)/error.log;
+        events {}
+        http {
+            access_log off;
+            client_body_temp_path \(work.path)/tmp;
+            types { video/webm webm; }
+            server {
+                listen 127.0.0.1:\(port);
+                root \(www.path);
+                location / { if ($http_x_origin_key != "nk-7") { return 401; } }
+            }
+        }
+        """.write(to: conf, atomically: true, encoding: .utf8)
+        // In the foreground: Foundation's Process waits for every holder of its exit-watch descriptor, which a
+        // daemonizing nginx would keep forever.
+        let nginx = Process()
+        nginx.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
+        nginx.arguments = ["-c", conf.path, "-p", work.path]
+        nginx.standardOutput = FileHandle.nullDevice
+        nginx.standardError = FileHandle.nullDevice
+        try nginx.run()
+        defer {
+            nginx.terminate()
+            nginx.waitUntilExit()
+        }
+        for _ in 0..<100 where !FileManager.default.fileExists(atPath: work.appendingPathComponent("nginx.pid").path) {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        try #require(nginx.isRunning, "nginx (Debian package nginx) did not start")
+        let origin = "http://127.0.0.1:\(port)"
+        #expect(try curlStatus([origin + "/v/clip.webm"]) == "401")
+
+        let proxy = try ProxyProcess(["--origin", origin, "--header", "X-Origin-Key: nk-7", "--listen", "127.0.0.1:0",
+                                      "--cache-dir", work.appendingPathComponent("cache").path])
+        let base = try proxy.url()
+        let url = base + "/v/clip.webm"
+        #expect(try fetch(url) == data)
+        #expect(try fetch(url, range: "1000000-1099999") == Array(data[1_000_000 ..< 1_100_000]))
+        #expect(try fetch(url, range: "-77") == Array(data[(data.count - 77)...]))
+        #expect(try curlStatus(["-I", url]) == "200")
+        #expect(try curlStatus([base + "/v/none.webm"]) == "404")
+        proxy.process.terminate()
+        let ended = proxy.finish()
+        #expect(ended.status == 0)
+        #expect(ended.errors.contains("GET /v/clip.webm 200"))
+        #expect(!ended.errors.contains("nk-7"))
+    }
+}
+
+/// Runs a program to completion; stdout as text.
+func run(_ program: String, _ args: [String]) throws -> (status: Int32, out: String) {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: program)
+    p.arguments = args
+    let pipe = Pipe()
+    p.standardOutput = pipe
+    try p.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    return (p.terminationStatus, String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+}

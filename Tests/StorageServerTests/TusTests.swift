@@ -1,5 +1,6 @@
 import Foundation
 import Hashing
+import SkyliftCore
 import Testing
 
 /// tus 1.0.0 driven with curl, status by status.
@@ -57,7 +58,7 @@ import Testing
         #expect(head.status == 200)
         #expect(head.header("Upload-Offset") == "0" && head.header("Upload-Length") == "\(data.count)")
         #expect(head.header("Cache-Control") == "no-store")
-        #expect(head.header("Upload-Expires").flatMap(HTTPDateParse.parse) != nil)
+        #expect(head.header("Upload-Expires").flatMap(HTTPDate.parse) != nil)
         // Wrong type, wrong offset, wrong version, bad checksum: each refused, nothing counted.
         let body = try tempFile(Array(data[0..<1000]))
         defer { try? FileManager.default.removeItem(at: body) }
@@ -163,9 +164,4 @@ import Testing
         try f.start()
         #expect(try Self.offset(f, loc) == 400)
     }
-}
-
-/// HTTP-date parsing for assertions, via the core type.
-enum HTTPDateParse {
-    static func parse(_ s: String) -> Date? { SkyliftCoreDate.parse(s) }
 }

@@ -20,20 +20,11 @@ import Testing
     print(u.url)
     """
 
+    /// Runs the script; its last output line is the upload URL.
     static func run(_ args: [String]) throws -> (out: String, status: Int32) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", "-c", script] + args
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        if p.terminationStatus != 0 { Issue.record("tuspy failed: \(String(decoding: errData, as: UTF8.self))") }
-        return (text, p.terminationStatus)
+        let r = try runTool(["python3", "-c", script] + args)
+        if r.status != 0 { Issue.record("tuspy failed: \(r.out)") }
+        return (r.out.trimmingCharacters(in: .whitespacesAndNewlines).components(separatedBy: "\n").last ?? "", r.status)
     }
 
     @Test func tuspyUploadsWithChecksums() throws {

@@ -1,3 +1,0 @@
-import SkyliftCore
-
-typealias SkyliftCoreDate = HTTPDate
