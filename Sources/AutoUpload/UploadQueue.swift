@@ -123,6 +123,12 @@ public final class UploadQueue: Sendable {
 
     static func enqueue(_ s: FileSnapshot, _ c: SQLiteConnection) throws -> Bool {
         let now = Self.now()
+        // A moved file whose remote copy still has this name would be overwritten by this upload: it gets
+        // uploaded under its own name instead.
+        try c.execute("""
+            UPDATE files SET state = 'pending', remote_path = path, upload_url = NULL, sent = 0, updated = ?
+            WHERE remote_path = ? AND path != ?
+            """, [.real(now), .text(s.path), .text(s.path)])
         if let row = try c.query("SELECT \(columns) FROM files WHERE path = ?", [.text(s.path)]).first.map(decode) {
             if row.snapshot.agrees(with: s) {
                 if row.state == .failed {
@@ -169,6 +175,17 @@ public final class UploadQueue: Sendable {
             try c.execute("""
                 UPDATE files SET upload_url = COALESCE(?, upload_url), sent = ?, updated = ? WHERE path = ? AND state = 'uploading'
                 """, [uploadURL.map(SQLiteValue.text) ?? .null, .integer(sent), .real(Self.now()), .text(path)])
+        }
+    }
+
+    /// Updates a claimed row to the file's current state (it changed after it was queued, e.g. a file sent
+    /// at `--max-wait` while still growing), so `markDone` records what is actually sent.
+    public func refresh(_ snapshot: FileSnapshot) throws(AutoUploadError) {
+        try writing { c in
+            try c.execute("""
+                UPDATE files SET size = ?, mtime = ?, inode = ?, digest = NULL, updated = ? WHERE path = ? AND state = 'uploading'
+                """, [.integer(snapshot.size), .integer(snapshot.mtimeNanoseconds), .integer(Int64(bitPattern: snapshot.inode)),
+                      .real(Self.now()), .text(snapshot.path)])
         }
     }
 

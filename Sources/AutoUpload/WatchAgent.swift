@@ -170,18 +170,23 @@ public final class WatchAgent: Sendable {
         }
     }
 
-    private func send(_ file: QueuedFile) async throws {
+    private func send(_ claimed: QueuedFile) async throws {
         let root = configuration.watch.root
-        guard let current = FolderWatcher.snapshot(of: file.path, in: root) else {
+        guard let current = FolderWatcher.snapshot(of: claimed.path, in: root) else {
             // Vanished between its report and its upload: leave the queue without a fuss.
-            try queue.remove(file.path)
-            continuation.yield(.dropped(path: file.path))
+            try queue.remove(claimed.path)
+            continuation.yield(.dropped(path: claimed.path))
             return
         }
-        guard current.agrees(with: file.snapshot) else {
-            try queue.markFailed(file.path, reason: "changed since it settled; waiting for it to settle again",
-                                 retryAt: UploadQueue.now() + configuration.watch.maxWait)
-            return
+        var file = claimed
+        if !current.agrees(with: claimed.snapshot) {
+            // Changed since it was queued (sent at --max-wait while still changing, or touched again): send
+            // what is there now; the watcher reports it again once it settles, and a different final state
+            // is sent again then.
+            try queue.refresh(current)
+            file.size = current.size
+            file.mtimeNanoseconds = current.mtimeNanoseconds
+            file.inode = current.inode
         }
         continuation.yield(.uploading(path: file.path, size: file.size, attempt: file.attempts))
         let queue = self.queue

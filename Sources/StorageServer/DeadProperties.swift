@@ -1,10 +1,14 @@
 import Foundation
+import Synchronization
 
 /// Dead properties (set by clients with PROPPATCH), kept in a hidden sidecar file beside each resource:
 /// `<folder>/.skylift-props.<name>` (the root's own in `<root>/.skylift-props-root`). Because a collection's
 /// members keep their sidecars inside it, renaming or copying the folder carries their properties along;
 /// only the resource's own sidecar needs moving.
-struct DeadProperties: Sendable {
+final class DeadProperties: Sendable {
+    /// Serialises read-modify-write of sidecars, so concurrent PROPPATCHes never lose each other's changes.
+    private let updating = Mutex(())
+
     /// One stored property: its name and its whole element as stand-alone XML.
     struct Entry: Codable, Sendable {
         var property: PropertyName
@@ -36,6 +40,14 @@ struct DeadProperties: Sendable {
         } catch {
             FileSystem.unlink(temp)
             throw error
+        }
+    }
+
+    /// Loads, lets `change` edit, and saves the set under the update lock; `change` returns false to save nothing.
+    func update(_ path: StoragePath, _ change: (inout [Entry]) -> Bool) throws {
+        try updating.withLock { _ in
+            var entries = load(path)
+            if change(&entries) { try save(entries, for: path) }
         }
     }
 

@@ -20,10 +20,13 @@ public final class StorageServer: Sendable {
                           handler: router)
     }
 
-    /// Binds and starts serving; unfinished uploads found on disk become resumable again.
+    /// Binds and starts serving; unfinished uploads found on disk become resumable again, and temp files a
+    /// previous run left behind are removed in the background.
     public func start() throws {
+        let started = Date()
         router.tus.sweepExpired()
         try http.start()
+        StaleTempSweep(rootPath: router.store.rootPath, cutoff: started).runInBackground()
     }
 
     /// Stops serving and waits for open connections to end. Unfinished uploads stay on disk.

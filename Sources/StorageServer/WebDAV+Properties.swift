@@ -99,36 +99,43 @@ extension WebDAV {
         }
         guard FileSystem.stat(target.filePath) != nil else { return .text(404, "not found: \(target.relative)") }
         if let refusal = checkLocks(request, target: target, changes: [Change(path: target)]) { return refusal }
-        var entries = properties.load(target)
-        var touched: [PropertyName] = [], protected: [PropertyName] = []
+        // Parse every instruction first: a malformed body changes nothing.
+        var instructions: [(set: Bool, element: XMLElement)] = []
         for instruction in DAVXML.children(root) {
             let isSet = DAVXML.isDAV(instruction, "set")
             guard isSet || DAVXML.isDAV(instruction, "remove"), let prop = DAVXML.child(instruction, "prop") else {
                 return .text(400, "PROPPATCH expects set and remove elements holding DAV:prop")
             }
-            for element in DAVXML.children(prop) {
-                let name = DAVXML.name(of: element)
-                if !touched.contains(name) { touched.append(name) }
-                if Self.liveProperties.contains(name) {
-                    if !protected.contains(name) { protected.append(name) }
-                    continue
-                }
-                entries.removeAll { $0.property == name }
-                if isSet { entries.append(.init(property: name, xml: DAVXML.standalone(element))) }
+            instructions += DAVXML.children(prop).map { (isSet, $0) }
+        }
+        var touched: [PropertyName] = [], protected: [PropertyName] = []
+        for (_, element) in instructions {
+            let name = DAVXML.name(of: element)
+            if Self.liveProperties.contains(name) {
+                if !protected.contains(name) { protected.append(name) }
+            } else if !touched.contains(name) {
+                touched.append(name)
             }
         }
         var status = 200
-        if protected.isEmpty {
-            do { try properties.save(entries, for: target) } catch let e as FileSystemError where e.isNoSpace {
-                status = 507
-            } catch { return .text(500, "cannot store properties of \(target.relative)") }
-        }
+        do {
+            try properties.update(target) { entries in
+                guard protected.isEmpty else { return false }
+                for (isSet, element) in instructions {
+                    let name = DAVXML.name(of: element)
+                    entries.removeAll { $0.property == name }
+                    if isSet { entries.append(.init(property: name, xml: DAVXML.standalone(element))) }
+                }
+                return true
+            }
+        } catch let e as FileSystemError where e.isNoSpace {
+            status = 507
+        } catch { return .text(500, "cannot store properties of \(target.relative)") }
         // All or nothing: a protected property fails the whole update (403 for it, 424 for the rest).
         var stats: [XMLElement] = []
-        let others = touched.filter { !protected.contains($0) }
         if !protected.isEmpty {
             stats.append(propstat(protected.map(DAVXML.empty), 403))
-            if !others.isEmpty { stats.append(propstat(others.map(DAVXML.empty), 424)) }
+            if !touched.isEmpty { stats.append(propstat(touched.map(DAVXML.empty), 424)) }
         } else if !touched.isEmpty {
             stats.append(propstat(touched.map(DAVXML.empty), status))
         }

@@ -1,5 +1,6 @@
 import BlobStream
 import Foundation
+import Hashing
 import HTTPClient
 import Remotes
 import SkyliftCore
@@ -59,6 +60,17 @@ public struct BlobUploadSource: UploadSource {
             throw UploadError.sourceUnreadable(path: name, reason: "cannot start reading at byte \(range.offset)")
         }
         return stream
+    }
+
+    /// Reads the range straight from a fresh source in 1 MiB chunks: far fewer hand-offs than a stream.
+    public func digest(of range: ByteRange, _ algorithm: DigestAlgorithm) async throws -> [UInt8] {
+        let source = make(BlobIdentity(identity))
+        defer { source.close() }
+        do {
+            return try await BlobDigest.compute(algorithm, of: source, offset: range.offset, length: range.length, chunkSize: 1 << 20)
+        } catch {
+            throw Self.uploadError(error, name: name)
+        }
     }
 
     /// The engine's error for a BlobStream failure.

@@ -16,12 +16,14 @@ public protocol UploadSource: Sendable {
     func checkUnchanged() async throws
     /// A stream of exactly the bytes of `range`, opened fresh for each call.
     func open(_ range: ByteRange) throws -> InputStream
+    /// Digest of the bytes of `range`, read from the source (never buffered whole).
+    func digest(of range: ByteRange, _ algorithm: DigestAlgorithm) async throws -> [UInt8]
 }
 
 extension UploadSource {
     /// ``digest(_:_:)`` on a thread of its own: streams over network sources block while opening, which
-    /// must not happen on the Swift concurrency pool.
-    public func digestOffPool(_ range: ByteRange, _ algorithm: DigestAlgorithm) async throws -> [UInt8] {
+    /// must not happen on the Swift concurrency pool. The default ``digest(of:_:)``.
+    public func digest(of range: ByteRange, _ algorithm: DigestAlgorithm) async throws -> [UInt8] {
         try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread {
                 continuation.resume(with: Result { try self.digest(range, algorithm) })

@@ -100,7 +100,7 @@ struct Job {
         guard let existing = try await withRetries({ try await remote.stat(name) }) else { return nil }
         guard !existing.isFolder, existing.info.length == source.length else { return nil }
         if let digest = existing.sha256 {
-            return try await source.digestOffPool(ByteRange(offset: 0, length: source.length), .sha256) == digest
+            return try await source.digest(of: ByteRange(offset: 0, length: source.length), .sha256) == digest
                 ? "destination holds the same SHA-256" : nil
         }
         if let record, record.completed, record.identity == source.identity, let etag = record.etag {
@@ -149,22 +149,43 @@ struct Job {
             _ = try await w.send(part(offset: 0, length: 0, checksum: nil))
             return
         }
+        // The next part's digest is computed while the current part is on the wire (read twice, held never).
+        var ahead: (range: ByteRange, task: Task<[UInt8], any Error>)?
+        defer { ahead?.task.cancel() }
         while offset < length {
             try Task.checkCancellation()
             try await source.checkUnchanged()
-            let partLength = w.isResumable ? min(length - offset, options.partLength, w.maxPartLength ?? .max) : length
-            let range = ByteRange(offset: offset, length: partLength)
+            let range = ByteRange(offset: offset, length: partLength(at: offset, w))
             var checksum: [UInt8]?
-            if let alg = w.partChecksum { checksum = try await source.digestOffPool(range, alg == .sha256 ? .sha256 : .sha1) }
+            if let alg = w.partChecksum {
+                if let pending = ahead, pending.range == range {
+                    checksum = try await pending.task.value
+                } else {
+                    ahead?.task.cancel()
+                    checksum = try await source.digest(of: range, Self.algorithm(alg))
+                }
+                ahead = nil
+                if range.end < length {
+                    let nextRange = ByteRange(offset: range.end, length: partLength(at: range.end, w))
+                    let source = self.source
+                    ahead = (nextRange, Task { try await source.digest(of: nextRange, Self.algorithm(alg)) })
+                }
+            }
             try await source.checkUnchanged()
             progress.base = offset - sent.total
-            let next = try await w.send(part(offset: offset, length: partLength, checksum: checksum))
+            let next = try await w.send(part(offset: offset, length: range.length, checksum: checksum))
             guard next > offset else { throw RemoteError.offsetConflict(url: URL(string: w.token) ?? remote.folderURL) }
             offset = next
             attempts = 0
             if w.isResumable { try store.save(record(token: w.token, offset: offset)) }
         }
     }
+
+    func partLength(at offset: Int64, _ w: any RemoteWrite) -> Int64 {
+        w.isResumable ? min(source.length - offset, options.partLength, w.maxPartLength ?? .max) : source.length
+    }
+
+    static func algorithm(_ alg: PartChecksumAlgorithm) -> DigestAlgorithm { alg == .sha256 ? .sha256 : .sha1 }
 
     func part(offset: Int64, length: Int64, checksum: [UInt8]?) -> WritePart {
         let source = self.source, counter = sent
@@ -253,7 +274,7 @@ struct Job {
 
     /// SHA-256 of the source against the server's digest, or against the object read back.
     func verify(_ object: RemoteObject?) async throws {
-        let local = try await source.digestOffPool(ByteRange(offset: 0, length: source.length), .sha256)
+        let local = try await source.digest(of: ByteRange(offset: 0, length: source.length), .sha256)
         if let remoteDigest = object?.sha256 {
             guard remoteDigest == local else { throw UploadError.verifyFailed(source: source.name, url: destination) }
             return

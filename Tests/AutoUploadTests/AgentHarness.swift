@@ -29,11 +29,11 @@ final class AgentHarness: Sendable {
     var davURL: URL { URL(string: server.withLock { $0!.baseURL } + "/dav/")! }
 
     /// Starts an agent; returns it with its collected events and the task running it.
-    func startAgent(token: String = AgentHarness.token, settle: Double = 0.3, mirrorDeletes: Bool = false,
+    func startAgent(token: String = AgentHarness.token, settle: Double = 0.3, maxWait: Double = 30, mirrorDeletes: Bool = false,
                     partLength: Int64 = 64 << 20) async throws -> RunningAgent {
         let uploader = try await EngineUploader.connect(to: davURL, token: token, stateDirectory: state,
                                                         options: UploadOptions(partLength: partLength))
-        let config = WatchAgentConfiguration(watch: WatchConfiguration(root: watched, settle: settle, maxWait: 30),
+        let config = WatchAgentConfiguration(watch: WatchConfiguration(root: watched, settle: settle, maxWait: maxWait),
                                              stateDirectory: state, jobs: 2, mirrorDeletes: mirrorDeletes,
                                              retry: .init(maxAttempts: .max, baseDelay: 0.2, maxDelay: 1))
         let agent = try WatchAgent(configuration: config, uploader: uploader)

@@ -99,6 +99,19 @@ import Testing
         #expect(try q.allFiles().map(\.path) == ["albums.txt"])
     }
 
+    @Test func aNewFileAtAMovedFilesOldNameDoesNotOverwriteItsCopy() throws {
+        let q = try UploadQueue(stateDirectory: state, root: "/r")
+        try q.enqueue(snap("a.jpg", 1))
+        try q.markDone(try #require(try q.claimNext()))
+        try q.move("a.jpg", to: "b.jpg")
+        #expect(try q.claimNext() == nil)
+        // A new a.jpg will be uploaded to remote a.jpg, where b.jpg's copy lives: b.jpg goes to its own name.
+        try q.enqueue(snap("a.jpg", 2, inode: 9))
+        let b = try #require(try q.file("b.jpg"))
+        #expect(b.state == .pending && b.remotePath == "b.jpg")
+        #expect(try q.file("a.jpg")?.remotePath == "a.jpg")
+    }
+
     @Test func reconcileFindsNewChangedAndGoneButNotUnknown() throws {
         let q = try UploadQueue(stateDirectory: state, root: "/r")
         for p in ["same", "edited", "deleted", "locked/x"] {

@@ -11,7 +11,7 @@ import Testing
         try h.write("trip/day1/a.mov", bytes(70_000, seed: 2))
         let run = try await h.startAgent()
         try h.write("trip/day2/new.jpg", bytes(5000, seed: 3))
-        await run.waitUntil { h.stored("trip/day2/new.jpg") != nil && h.stored("trip/day1/a.mov") != nil && h.stored("before.jpg") != nil }
+        await run.waitUntil { ["trip/day2/new.jpg", "trip/day1/a.mov", "before.jpg"].allSatisfy { run.uploaded($0) == 1 } }
         #expect(h.stored("before.jpg") == bytes(1000))
         #expect(h.stored("trip/day1/a.mov") == bytes(70_000, seed: 2))
         #expect(h.stored("trip/day2/new.jpg") == bytes(5000, seed: 3))
@@ -45,6 +45,29 @@ import Testing
         #expect(run.uploaded("recording.wav") == 1)
         #expect(h.stored("recording.wav") == expected)
         #expect(h.creations == 1)
+        #expect(await run.stop() == nil)
+    }
+
+    @Test func neverQuietFileIsSentAtMaxWaitAndAgainWhenDone() async throws {
+        let h = try AgentHarness()
+        let run = try await h.startAgent(settle: 0.4, maxWait: 1)
+        await run.waitUntil { run.events.all.contains { if case .scanned = $0 { true } else { false } } }
+        let url = h.watched.appendingPathComponent("live.log")
+        #expect(FileManager.default.createFile(atPath: url.path, contents: nil))
+        let handle = try FileHandle(forWritingTo: url)
+        var expected: [UInt8] = []
+        // Appends every 100 ms for 3 s: never quiet for the settle window.
+        for i in 0..<30 {
+            let line = Array("line \(i)\n".utf8)
+            try handle.write(contentsOf: Data(line))
+            expected += line
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        try handle.close()
+        await run.waitUntil { h.stored("live.log") == expected }
+        #expect(run.events.all.contains { if case .settled(_, overdue: true) = $0 { true } else { false } })
+        #expect(run.uploaded("live.log") >= 1)
+        #expect(h.stored("live.log") == expected)
         #expect(await run.stop() == nil)
     }
 

@@ -18,6 +18,7 @@ import Testing
         #expect(try Curl.run(["-T", body.path, f.url("/dav/a.bin")]).status == 201)
         #expect(try Curl.run(["-T", body.path, f.url("/dav/a.bin")]).status == 204)
         #expect(try Curl.run(["-T", body.path, f.url("/dav/missing/a.bin")]).status == 409)
+        #expect(try Curl.run(["-T", body.path, "-H", "Content-Range: bytes 0-9/100", f.url("/dav/a.bin")]).status == 400)
         #expect(try Curl.run(["-X", "MKCOL", f.url("/dav/dir")]).status == 201)
         #expect(try Curl.run(["-X", "MKCOL", f.url("/dav/dir")]).status == 405)
         #expect(try Curl.run(["-X", "MKCOL", f.url("/dav/no/dir")]).status == 409)
@@ -178,5 +179,25 @@ import Testing
         }
         #expect(!FileManager.default.fileExists(atPath: f.file("partial.bin").path), "\(f.log.all)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: f.root.path).filter { $0.hasPrefix(".skylift-put") }.isEmpty)
+    }
+
+    @Test func tempFilesLeftByAKilledServerAreSweptOnStart() throws {
+        let f = try ServerFixture()
+        f.stop()
+        try f.write("a/b/.skylift-put-0123", [1, 2, 3])
+        try f.write("a/.skylift-tmp-4567", [1])
+        try f.write("a/keep.txt", [1])
+        let old = Date(timeIntervalSinceNow: -60)
+        for p in ["a/b/.skylift-put-0123", "a/.skylift-tmp-4567"] {
+            try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: f.file(p).path)
+        }
+        try f.start()
+        let stale = ["a/b/.skylift-put-0123", "a/.skylift-tmp-4567"].map { f.file($0).path }
+        for _ in 0..<100 where stale.contains(where: FileManager.default.fileExists) {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        #expect(!FileManager.default.fileExists(atPath: f.file("a/b/.skylift-put-0123").path))
+        #expect(!FileManager.default.fileExists(atPath: f.file("a/.skylift-tmp-4567").path))
+        #expect(FileManager.default.fileExists(atPath: f.file("a/keep.txt").path))
     }
 }

@@ -161,9 +161,9 @@ def scan_and_idle():
     print(f"{'peak RSS, MiB':>28} {sk_kib / 1024:>10.1f} {wm_kib / 1024:>10.1f} {sk_kib / max(wm_kib, 1):>7.2f}")
     print(f"(watchman's daemon alone before the watch: {base_kib / 1024:.1f} MiB; skylift's figure includes its embedded cloud)")
 
-    print(f"\n## idle CPU over {IDLE:.0f} s, both watching a settled {(FILES // 1000) or 1}-folder tree")
     small = os.path.join(work, "idle")
     make_tree(small, min(FILES, 2000))
+    print(f"\n## idle CPU over {IDLE:.0f} s, both watching the same settled {min(FILES, 2000)}-file tree (all uploaded first)")
     wm.run("watch", small)
     agent = Agent(small, 0.5, "idle")
     agent.wait(lambda e: e.get("event") == "scanned")

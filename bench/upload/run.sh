@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Upload benchmark: `skylift upload` (tus, per-part SHA-256) vs `curl -T` (one WebDAV PUT) of the same file to
+# the same embedded server (`skylift serve`) in the same run; then a run killed twice (SIGKILL) and resumed,
+# counting the request-body bytes the server received (its access log's in=) against the file size.
+# Usage: bench/upload/run.sh [SIZE_MIB=1024] [RUNS=3] [PART=64M]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+SIZE_MIB=${1:-1024}
+RUNS=${2:-3}
+PART=${3:-64M}
+swift build -c release --product skylift >/dev/null
+BIN=.build/release/skylift
+WORK=$(mktemp -d /tmp/skylift-bench-upload.XXXXXX)
+SERVE_PID=""
+cleanup() { [ -n "$SERVE_PID" ] && kill "$SERVE_PID" 2>/dev/null; rm -rf "$WORK"; }
+trap cleanup EXIT
+mkdir -p "$WORK/root"
+head -c $((SIZE_MIB << 20)) /dev/urandom > "$WORK/file.bin"
+TOKEN=bench-token
+
+"$BIN" serve --root "$WORK/root" --listen 127.0.0.1:0 --token "$TOKEN" > "$WORK/serve.out" 2> "$WORK/serve.log" &
+SERVE_PID=$!
+for _ in $(seq 50); do grep -q "url:" "$WORK/serve.out" 2>/dev/null && break; sleep 0.1; done
+URL=$(awk '/url:/ {print $2}' "$WORK/serve.out")
+
+now() { date +%s.%N; }
+rate() { awk -v s="$SIZE_MIB" -v t="$1" 'BEGIN { printf "%.0f", s / t }'; }
+
+best_curl=0; best_sky=0; sky_rss=0; curl_rss=0
+for i in $(seq "$RUNS"); do
+    rm -rf "$WORK/root/curl" "$WORK/root/sky" "$WORK/state"
+    curl -s -o /dev/null -X MKCOL -H "Authorization: Bearer $TOKEN" "${URL}curl/"
+    t0=$(now)
+    /usr/bin/time -f "%M" -o "$WORK/curl.rss" curl -sf -o /dev/null -T "$WORK/file.bin" -H "Authorization: Bearer $TOKEN" "${URL}curl/file.bin"
+    t1=$(now)
+    /usr/bin/time -f "%M" -o "$WORK/sky.rss" "$BIN" upload "$WORK/file.bin" --to "${URL}sky/" --token "$TOKEN" --state "$WORK/state" --json --part-size "$PART" > "$WORK/sky.json"
+    t2=$(now)
+    cmp -s "$WORK/file.bin" "$WORK/root/sky/file.bin" || { echo "skylift upload differs" >&2; exit 1; }
+    # The same protocol by hand: curl creates a tus upload and sends the whole file in one checksummed PATCH
+    # (the digest computed by openssl inside the timing), so the server does what it does for skylift.
+    t3=$(now)
+    sum=$(openssl dgst -sha256 -binary "$WORK/file.bin" | base64)
+    loc=$(curl -sf -D - -o /dev/null -X POST -H "Authorization: Bearer $TOKEN" -H "Tus-Resumable: 1.0.0" \
+          -H "Upload-Length: $((SIZE_MIB << 20))" -H "Upload-Metadata: filename $(printf tus.bin | base64)" "${URL}curl/" \
+          | awk -F': ' 'tolower($1) == "location" { print $2 }' | tr -d '\r')
+    case "$loc" in http*) ;; *) loc="${URL%/dav/}$loc" ;; esac
+    curl -sf -o /dev/null -X PATCH -T "$WORK/file.bin" -H "Authorization: Bearer $TOKEN" -H "Tus-Resumable: 1.0.0" \
+         -H "Upload-Offset: 0" -H "Content-Type: application/offset+octet-stream" -H "Upload-Checksum: sha256 $sum" "$loc"
+    t4=$(now)
+    c=$(rate "$(echo "$t1 - $t0" | bc)"); s=$(rate "$(echo "$t2 - $t1" | bc)"); ct=$(rate "$(echo "$t4 - $t3" | bc)")
+    echo "run $i: curl -T $c MiB/s (rss $(cat "$WORK/curl.rss") KiB)   curl tus PATCH $ct MiB/s   skylift upload $s MiB/s (rss $(cat "$WORK/sky.rss") KiB)"
+    [ "$ct" -gt "${best_ctus:-0}" ] && best_ctus=$ct
+    [ "$c" -gt "$best_curl" ] && best_curl=$c
+    [ "$s" -gt "$best_sky" ] && best_sky=$s
+    r=$(cat "$WORK/sky.rss"); [ "$r" -gt "$sky_rss" ] && sky_rss=$r
+    r=$(cat "$WORK/curl.rss"); [ "$r" -gt "$curl_rss" ] && curl_rss=$r
+done
+echo "throughput, ${SIZE_MIB} MiB, tus parts of $PART, best of $RUNS: curl -T $best_curl MiB/s   skylift $best_sky MiB/s   ratio $(awk -v a="$best_sky" -v b="$best_curl" 'BEGIN { printf "%.2f", a / b }')"
+echo "same protocol: curl tus PATCH (sha256) $best_ctus MiB/s   skylift $best_sky MiB/s   ratio $(awk -v a="$best_sky" -v b="$best_ctus" 'BEGIN { printf "%.2f", a / b }')"
+echo "peak RSS: skylift $((sky_rss / 1024)) MiB   curl $((curl_rss / 1024)) MiB"
+
+# Killed twice, then resumed: kill when a third and two thirds have gone by (as the JSON progress says).
+rm -rf "$WORK/root/kill" "$WORK/state"
+# Request-body bytes of every PATCH/PUT the server logged for the kill/ folder and its uploads, from line $1 on.
+received() { tail -n +"$1" "$WORK/serve.log" | awk '$1 == "PATCH" || $1 == "PUT" || $1 == "POST" { sub("in=", "", $4); s += $4 } END { print s + 0 }'; }
+from_line=$(( $(wc -l < "$WORK/serve.log") + 1 ))
+total=$((SIZE_MIB << 20))
+for fraction in 1 2; do
+    : > "$WORK/kill.json"
+    "$BIN" upload "$WORK/file.bin" --to "${URL}kill/" --token "$TOKEN" --state "$WORK/state" --json --part-size 8M > "$WORK/kill.json" &
+    pid=$!
+    while kill -0 "$pid" 2>/dev/null; do
+        b=$(grep '"event":"progress"' "$WORK/kill.json" | tail -1 | sed 's/.*"bytes":\([0-9]*\).*/\1/' || true)
+        [ -n "$b" ] && [ "$b" -ge $((total * fraction / 3)) ] && break
+        sleep 0.05
+    done
+    kill -9 "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+done
+"$BIN" upload "$WORK/file.bin" --to "${URL}kill/" --token "$TOKEN" --state "$WORK/state" --json --part-size 8M > "$WORK/final.json"
+cmp -s "$WORK/file.bin" "$WORK/root/kill/file.bin" || { echo "resumed upload differs" >&2; exit 1; }
+sleep 0.5  # the access log line of the last request is written when its connection closes
+got=$(received "$from_line")
+echo "killed twice and resumed (8 MiB parts): server read $got bytes for a $total-byte file, $(awk -v g="$got" -v t="$total" 'BEGIN { printf "%.2f%%", (g - t) * 100 / t }') re-sent (request bodies)"
+grep '"event":"resumed"' "$WORK/final.json" || true
