@@ -10,7 +10,7 @@ import Testing
 /// Plain-HTTP readers (the proxy's origin, BlobStream's HTTP source) reading S3 through the signing transport.
 @Suite(.serialized, .timeLimit(.minutes(2))) struct S3SigningTransportTests {
     @Test func rangeOriginReadsAnS3Object() async throws {
-        let server = try S3TestServer.get()
+        let server = try await S3TestServer.get()
         let client = server.client()
         let bucket = try await server.makeBucket()
         let bytes = randomBytes(300_000)
@@ -33,7 +33,7 @@ import Testing
     }
 
     @Test func httpSourceCopiesFromS3() async throws {
-        let server = try S3TestServer.get(verifying: false)
+        let server = try await S3TestServer.get(verifying: false)
         let client = server.client()
         let bucket = try await server.makeBucket()
         let bytes = randomBytes(1_000_000)
@@ -43,7 +43,7 @@ import Testing
     }
 
     @Test func foreignURLsAreRefused() async throws {
-        let server = try S3TestServer.get()
+        let server = try await S3TestServer.get()
         let transport = S3SigningTransport(client: server.client())
         let url = URL(string: "https://example.com/x?token=secret")!
         await #expect(throws: HTTPClientError.invalidRequest(url: URL(string: "https://example.com/x?token=REDACTED")!,
