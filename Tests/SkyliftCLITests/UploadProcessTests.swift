@@ -8,10 +8,10 @@ final class TransferProcess {
     let stderr = Pipe()
     private var buffer = Data()
 
-    init(_ arguments: [String]) throws {
+    init(_ arguments: [String], environment: [String: String] = ["PATH": "/usr/bin:/bin"]) throws {
         process.executableURL = skyliftBinary()
         process.arguments = arguments
-        process.environment = ["PATH": "/usr/bin:/bin"]
+        process.environment = environment
         process.standardOutput = stdout
         process.standardError = stderr
         try process.run()
