@@ -46,6 +46,10 @@ struct S3Settings {
         return url
     }
 
+    /// The engine's part length for S3: without `--part-size`, no cap of our own, so each write's part size
+    /// (at least 8 MiB, and large enough that S3's 10,000 parts cover the file) is used as it is.
+    static func partLength(given: Int64?) -> Int64 { given ?? .max }
+
     /// Whether `text` names an S3 location.
     static func isS3(_ text: String) -> Bool { text.lowercased().hasPrefix("s3://") }
 

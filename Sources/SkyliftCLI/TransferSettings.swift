@@ -55,6 +55,7 @@ struct TransferSettings {
             destination = httpURL
         } else {
             destination = try S3Settings.destination(raw, partLength: partLength, arguments: arguments, command: command, option: option)
+            partLength = S3Settings.partLength(given: arguments.value("--part-size") == nil ? nil : partLength)
         }
         options = UploadOptions(force: arguments.flag("--force"), verify: arguments.flag("--verify"), partLength: partLength)
     }

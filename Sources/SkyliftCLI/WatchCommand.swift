@@ -78,6 +78,7 @@ public enum WatchCommand: Command {
         let s3 = try S3Settings(arguments, command: spec.name)
         if let to = arguments.value("--to"), S3Settings.isS3(to) {
             destination = try S3Settings.destination(to, partLength: options.partLength, arguments: arguments, command: spec.name, option: "--to")
+            options.partLength = S3Settings.partLength(given: arguments.value("--part-size") == nil ? nil : options.partLength)
             token = nil
         } else if let to = arguments.value("--to") {
             guard let url = URL(string: to), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {

@@ -1,7 +1,9 @@
 import Foundation
+import HTTPServer
 import Remotes
 import SkyliftCore
 import StorageServer
+import Synchronization
 import Testing
 
 /// `upload`, `copy`, `proxy` and `watch` against an S3 service (moto, signatures checked), through the built
@@ -47,6 +49,34 @@ import Testing
         let (second, secondStatus) = again.finish()
         #expect(secondStatus == 0)
         #expect(second.contains { $0["event"] as? String == "skipped" })
+    }
+
+    @Test func copyKilledMidwayResumesFromTheStoredParts() async throws {
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let bucket = try await s3.makeBucket()
+        let bytes = try randomFile("long.bin", bytes: 16 << 20).1
+        // The source holds back reads from 10 MiB on: the engine starts the digest of part 3 only after part 1
+        // was stored and part 2 began, so when such a read arrives the copy is midway, deterministically.
+        let source = GatedSource(bytes: bytes, gate: 10 << 20)
+        let server = HTTPServer(configuration: .init(), handler: source)
+        try server.start()
+        defer { source.open(); server.stop() }
+        let args = ["copy", server.baseURL + "/long.bin", "s3://\(bucket)/raw/", "--part-size", "5M",
+                    "--state", dir.appendingPathComponent("state").path, "--json"]
+        let first = try run(args)
+        #expect(source.waitUntilHeld(timeout: 20))
+        first.kill9()
+        await #expect(throws: S3Error.self) { try await s3.client().headObject(bucket: bucket, key: "raw/long.bin") }
+
+        source.open()
+        let second = try run(args)
+        let (events, status) = second.finish()
+        #expect(status == 0, "\(second.errorText)")
+        let resumed = try #require(events.first { $0["event"] as? String == "resumed" }?["from"] as? Int)
+        #expect(resumed == 5 << 20 || resumed == 10 << 20)
+        let done = try #require(events.first { $0["event"] as? String == "done" })
+        #expect(done["sent"] as? Int == bytes.count - resumed)
+        #expect(try await s3.object(bucket, "raw/long.bin") == bytes)
     }
 
     @Test func copyGoesFromHTTPToS3AndFromS3ToS3() async throws {
@@ -154,5 +184,53 @@ import Testing
             #expect(r.status == 2, "\(args)")
             #expect(r.err == message)
         }
+    }
+}
+
+/// An http object whose ranged reads from `gate` on wait until ``open()``: a copy from it stops midway at a
+/// known point.
+final class GatedSource: HTTPHandler {
+    let bytes: [UInt8]
+    let gate: Int
+    private let state = Mutex((open: false, held: false))
+
+    init(bytes: [UInt8], gate: Int) {
+        self.bytes = bytes
+        self.gate = gate
+    }
+
+    func open() { state.withLock { $0.open = true } }
+
+    /// Whether a read was held back within `timeout` seconds.
+    func waitUntilHeld(timeout: Double) -> Bool {
+        let end = Date().addingTimeInterval(timeout)
+        while Date() < end {
+            if state.withLock({ $0.held }) { return true }
+            usleep(5_000)
+        }
+        return false
+    }
+
+    func head(_ request: HTTPRequest) -> HTTPHeadDecision {
+        var headers: HTTPHeaders = ["ETag": "\"v1\"", "Accept-Ranges": "bytes", "Content-Type": "application/octet-stream"]
+        guard request.method == "GET" else {
+            return .respond(HTTPResponse(status: 200, headers: headers, body: .stream(length: Int64(bytes.count), producer: NoBody())))
+        }
+        guard let value = request.headers["Range"], let range = RangeHeader(value),
+              case let .satisfiable(ranges) = range.resolve(length: Int64(bytes.count)), let first = ranges.first else {
+            return .respond(HTTPResponse(status: 200, headers: headers, body: .bytes(bytes)))
+        }
+        if first.offset >= Int64(gate) {
+            state.withLock { $0.held = true }
+            // Held on this connection's own thread; the test opens the gate before stopping the server.
+            while !state.withLock({ $0.open }) { usleep(5_000) }
+        }
+        headers.set("Content-Range", "bytes \(first.offset)-\(first.end - 1)/\(bytes.count)")
+        return .respond(HTTPResponse(status: 206, headers: headers, body: .bytes(Array(bytes[Int(first.offset)..<Int(first.end)]))))
+    }
+
+    private final class NoBody: HTTPBodyProducer {
+        func produce(into buffer: UnsafeMutableRawBufferPointer, at position: Int64) -> HTTPProduceResult { .end }
+        func close() {}
     }
 }
