@@ -45,31 +45,12 @@ final class S3TestServer: Sendable {
             process = nil
             return
         }
-        // moto exits when its stdin closes, i.e. when this test process ends however it ends.
-        // Auth on: after three unauthenticated calls (which make a user, its policy and its key), moto checks
-        // every request's SigV4 signature, so a signing mistake fails the tests.
-        let script = """
-        import os, sys, json
-        if sys.argv[1] == "verifying":
-            os.environ["INITIAL_NO_AUTH_ACTION_COUNT"] = "3"
-        from moto.server import ThreadedMotoServer
-        import boto3
-        server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-        server.start()
-        port = server.get_host_and_port()[1]
-        iam = boto3.client("iam", endpoint_url=f"http://127.0.0.1:{port}", aws_access_key_id="bootstrap",
-                           aws_secret_access_key="bootstrap", region_name="us-east-1")
-        iam.create_user(UserName="skylift")
-        iam.put_user_policy(UserName="skylift", PolicyName="all", PolicyDocument=json.dumps(
-            {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]}))
-        key = iam.create_access_key(UserName="skylift")["AccessKey"]
-        print("READY", port, key["AccessKeyId"], key["SecretAccessKey"], flush=True)
-        sys.stdin.read()
-        os._exit(0)
-        """
+        // scripts/moto-s3.py: moto exits when its stdin closes, i.e. when this test process ends however it
+        // ends. Verifying: moto checks every request's SigV4 signature, so a signing mistake fails the tests.
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../scripts/moto-s3.py").standardizedFileURL
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, verifying ? "verifying" : "lenient"]
+        process.arguments = ["python3", script.path, verifying ? "verifying" : "lenient"]
         let input = Pipe(), output = Pipe()
         process.standardInput = input
         process.standardOutput = output

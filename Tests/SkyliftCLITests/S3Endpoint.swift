@@ -22,29 +22,11 @@ final class S3Endpoint: Sendable {
             (endpoint, accessKeyID, secretAccessKey, process) = (url, id, secret, nil)
             return
         }
-        // The first three calls go unauthenticated (they make the user, its policy and its key); every
-        // later request must carry a valid SigV4 signature. moto exits when its stdin closes.
-        let script = """
-        import os, sys, json
-        os.environ["INITIAL_NO_AUTH_ACTION_COUNT"] = "3"
-        from moto.server import ThreadedMotoServer
-        import boto3
-        server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-        server.start()
-        port = server.get_host_and_port()[1]
-        iam = boto3.client("iam", endpoint_url=f"http://127.0.0.1:{port}", aws_access_key_id="x",
-                           aws_secret_access_key="x", region_name="us-east-1")
-        iam.create_user(UserName="cli")
-        iam.put_user_policy(UserName="cli", PolicyName="all", PolicyDocument=json.dumps(
-            {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]}))
-        key = iam.create_access_key(UserName="cli")["AccessKey"]
-        print("READY", port, key["AccessKeyId"], key["SecretAccessKey"], flush=True)
-        sys.stdin.read()
-        os._exit(0)
-        """
+        // scripts/moto-s3.py: signatures checked; moto exits when its stdin closes.
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../scripts/moto-s3.py").standardizedFileURL
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script]
+        process.arguments = ["python3", script.path, "verifying"]
         let output = Pipe()
         process.standardInput = Pipe()
         process.standardOutput = output
