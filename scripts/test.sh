@@ -8,4 +8,6 @@ cd "$(dirname "$0")/.."
 scripts/deps.sh curl litmus rclone ffmpeg
 scripts/pip-deps.sh
 swift build --build-tests
-exec swift test --skip-build "$@"
+# Serial: many tests block a thread on a child process or socket, and on a 2-core machine Swift Testing's
+# default parallel run starves the 2-thread cooperative pool until nothing moves.
+exec swift test --skip-build --no-parallel "$@"

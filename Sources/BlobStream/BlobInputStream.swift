@@ -71,8 +71,9 @@ public final class BlobInputStream: InputStream {
 
     public override var streamError: (any Error)? { engine.error }
 
-    /// True while a read may return bytes: also while an asynchronous open is pending, because a read then
-    /// waits for it (URLSession ends the body at the first `false`).
+    /// True while a read may return bytes; also while an asynchronous open is pending (a read waits for it)
+    /// and after an error (a read returns -1): URLSession ends the body at the first `false`, and must see
+    /// the failure rather than a body that simply stops.
     public override var hasBytesAvailable: Bool { engine.hasBytesAvailable }
 
     public override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) -> Int {

@@ -137,8 +137,9 @@ final class BlobStreamEngine: @unchecked Sendable {
         state.withLock { s in
             switch s.status {
             case .open, .reading: s.position < s.length
-            // A read now waits for the open; answering false would make URLSession end the body empty.
-            case .opening: true
+            // A read now waits for the open, or returns -1 with the error. Answering false would make
+            // URLSession end the body there, short and without a word.
+            case .opening, .error: true
             default: false
             }
         }
@@ -146,17 +147,24 @@ final class BlobStreamEngine: @unchecked Sendable {
 
     func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) -> Int {
         guard len > 0 else { return 0 }
+        // Synchronous mode fills the whole request when the content allows: fewer, fuller reads matter to
+        // callers that pay per call (URLSession copies every chunk it gets). Bytes already copied are
+        // returned even if a later block fails; the error then surfaces on the next call.
+        var delivered = 0
+        func finish(_ n: Int) -> Int {
+            deliverEvents()
+            return delivered > 0 && n <= 0 ? delivered : n
+        }
         while true {
-            let step = state.withLock { s in nextStep(&s, maxLength: len) }
+            let step = state.withLock { s in nextStep(&s, maxLength: len - delivered) }
             switch step {
             case let .copy(index, from, count):
                 // `current` changes only on this consumer's own calls, so its bytes are stable here.
-                UnsafeMutableRawPointer(buffer).copyMemory(from: storage[index] + from, byteCount: count)
-                deliverEvents()
-                return count
+                UnsafeMutableRawPointer(buffer + delivered).copyMemory(from: storage[index] + from, byteCount: count)
+                delivered += count
+                if fillQueue != nil || delivered == len { return finish(delivered) }
             case let .done(n):
-                deliverEvents()
-                return n
+                return finish(n)
             case let .wait(semaphore):
                 semaphore.wait()
             case let .fill(offset):
@@ -167,21 +175,24 @@ final class BlobStreamEngine: @unchecked Sendable {
                         s.current = Block(index: 0, start: offset, count: n)
                     }
                 } catch {
-                    return failRead(error)
+                    failRead(error)
+                    return finish(-1)
                 }
             case let .direct(offset, count):
                 do {
-                    let n = try reader.readBlock(into: UnsafeMutableRawBufferPointer(start: buffer, count: count), at: offset)
+                    let target = UnsafeMutableRawBufferPointer(start: buffer + delivered, count: count)
+                    let n = try reader.readBlock(into: target, at: offset)
                     state.withLock { s in
                         guard s.status == .reading, s.position == offset else { return }
                         s.position += Int64(n)
                         s.status = .open
                         if s.position >= s.length { reachEnd(&s) } else { postAvailability(&s) }
                     }
-                    deliverEvents()
-                    return n
+                    delivered += n
+                    return finish(delivered)
                 } catch {
-                    return failRead(error)
+                    failRead(error)
+                    return finish(-1)
                 }
             case let .waitForOpen(semaphore):
                 // The open completion may be queued behind this very call: fail rather than wait forever.
@@ -189,18 +200,15 @@ final class BlobStreamEngine: @unchecked Sendable {
                     state.withLock { s in
                         if s.status == .opening { fail(&s, BlobStreamError.synchronousOpenWouldDeadlock(name: source.name)) }
                     }
-                    deliverEvents()
-                    return -1
+                    return finish(-1)
                 }
                 semaphore.wait()
             }
         }
     }
 
-    private func failRead(_ error: any Error) -> Int {
+    private func failRead(_ error: any Error) {
         state.withLock { s in if s.status == .reading || s.status == .open { fail(&s, error) } }
-        deliverEvents()
-        return -1
     }
 
     private enum Step {

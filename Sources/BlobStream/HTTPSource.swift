@@ -48,6 +48,8 @@ public final class HTTPSource: BlobSource {
     }
 
     private let state = Mutex(State())
+    /// Where the source's async work runs, so blocking callers never wait on the shared concurrency pool.
+    private let executor = SerialTaskExecutor(label: "HTTPSource")
 
     public init(url: URL, headers: HTTPHeaders = [:], transport: any HTTPTransport,
                 expectedEntityTag: String? = nil, retry: RetryPolicy = RetryPolicy(maxAttempts: 5, baseDelay: 0.05, maxDelay: 2),
@@ -76,9 +78,9 @@ public final class HTTPSource: BlobSource {
 
     public func open(completion: @escaping @Sendable (Result<BlobInfo, any Error>) -> Void) {
         close()
-        Task {
+        Task(executorPreference: executor) {
             do {
-                completion(.success(try await probe()))
+                completion(.success(try await self.probe()))
             } catch {
                 completion(.failure(error))
             }
@@ -222,19 +224,8 @@ public final class HTTPSource: BlobSource {
         connection?.body.cancel()
     }
 
-    /// Runs async work from the blocking read path. Reads run on stream threads, never on the concurrency
-    /// pool, so waiting here cannot starve the task it waits for.
+    /// Runs async work from the blocking read path, on the source's own executor.
     private func blocking<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
-        let done = DispatchSemaphore(value: 0)
-        let outcome = Mutex<Result<T, any Error>?>(nil)
-        Task {
-            let result: Result<T, any Error>
-            do { result = .success(try await work()) } catch { result = .failure(error) }
-            outcome.withLock { $0 = result }
-            done.signal()
-        }
-        done.wait()
-        guard let result = outcome.withLock({ $0 }) else { throw BlobStreamError.notOpen(name: name) }
-        return try result.get()
+        try executor.runBlocking(work)
     }
 }

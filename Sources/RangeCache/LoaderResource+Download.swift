@@ -14,14 +14,14 @@ extension LoaderResource {
     private func runDownload(_ id: Int) async {
         var attempts = 0
         while !Task.isCancelled {
-            guard let job = state.withLock({ s -> (URL, ContentInfo, Int, Int, Int)? in
+            guard let job = state.withLock({ s -> (URL, ContentInfo, Int, Int)? in
                 guard let d = s.downloads[id], d.next < d.end, let info = s.info else { return nil }
-                return (s.url, info, d.next, d.end, d.generation)
+                return (s.url, info, d.next, d.end)
             }) else {
                 finish(id)
                 return
             }
-            let (url, info, next, end, _) = job
+            let (url, info, next, end) = job
             let length = info.length ?? 0
             let range = ByteRange(offset: Int64(next) * blockSize,
                                   length: min(length, Int64(end) * blockSize) - Int64(next) * blockSize)

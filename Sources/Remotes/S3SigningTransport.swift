@@ -17,7 +17,7 @@ public struct S3SigningTransport: HTTPTransport {
 
     public func execute(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {
         var call = try self.call(for: request.url, method: request.method)
-        call.headers = request.headers
+        call.headers = Self.pinningRanges(request.headers)
         call.body = request.body
         switch request.body {
         case .none: call.payloadHash = S3Signer.emptyPayloadHash
@@ -25,6 +25,19 @@ public struct S3SigningTransport: HTTPTransport {
         case .stream: call.payloadHash = S3Signer.unsignedPayload
         }
         return try await client.sendOnce(call)
+    }
+
+    /// `If-Range` on a strong ETag becomes `If-Match`: not every S3-compatible store honours `If-Range`, and one
+    /// that ignores it would answer a changed object's range as if nothing changed; with `If-Match` it answers
+    /// 412, which range readers treat as "the object changed". Date validators stay as they are.
+    static func pinningRanges(_ headers: HTTPHeaders) -> HTTPHeaders {
+        guard let validator = headers["If-Range"], validator.hasPrefix("\""), headers["Range"] != nil, headers["If-Match"] == nil else {
+            return headers
+        }
+        var pinned = headers
+        pinned.remove("If-Range")
+        pinned.set("If-Match", validator)
+        return pinned
     }
 
     /// Bucket, key and query of `url`: `s3://bucket/key`, or a URL on the client's endpoint.

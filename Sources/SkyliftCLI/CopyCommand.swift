@@ -8,12 +8,13 @@ import Uploads
 public enum CopyCommand: Command {
     public static let spec = CommandSpec(
         name: "copy",
-        summary: "stream a file or an http(s) object into a cloud folder, with no local copy",
+        summary: "stream a file, an http(s) or an s3:// object into a cloud folder, with no local copy",
         usage: "copy SOURCE DEST [--source-header 'NAME: VALUE']... [--token TOKEN] [--header 'NAME: VALUE']... [--state DIR] [--json] [--force] [--verify]",
         details: """
-        Copy SOURCE (a local path or an http(s) URL read with ranged GETs) into the folder DEST
-        (as for upload: tus when offered, else WebDAV PUT). Bytes go from source to destination
-        as they are read; nothing is stored locally. Resumable like upload.
+        Copy SOURCE (a local path, an http(s) URL or s3://bucket/key, read with ranged GETs)
+        into the folder DEST (as for upload: tus when offered, else WebDAV PUT; s3://bucket/prefix/
+        for a multipart upload). Bytes go from source to destination as they are read; nothing
+        is stored locally. Resumable like upload.
         """,
         options: [
             OptionSpec("--source-header", "'NAME: VALUE'", help: "send this header with every request to SOURCE", repeatable: true),
@@ -22,6 +23,7 @@ public enum CopyCommand: Command {
         examples: [
             "skylift copy https://media.example/raw/clip.mp4 http://127.0.0.1:8421/dav/archive/ --source-header 'Authorization: Bearer ...'",
             "skylift copy ./clip.mp4 http://127.0.0.1:8421/dav/archive/",
+            "skylift copy s3://media/raw/clip.mp4 s3://archive/2026/ --s3-endpoint http://127.0.0.1:9000",
         ])
 
     public static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> Int32 {
@@ -30,7 +32,14 @@ public enum CopyCommand: Command {
         let transport = makeDefaultTransport()
         let sourceHeaders = try TransferSettings.headers(arguments.all("--source-header"), option: "--source-header", command: spec.name)
         let item: UploadItem
-        if let url = URL(string: source), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" {
+        if S3Settings.isS3(source) {
+            // Signed ranged GETs; HTTPSource pins the object with If-Match on its ETag.
+            let (url, name) = try S3Settings.objectURL(source, command: spec.name, option: "SOURCE")
+            let signing = S3SigningTransport(client: try settings.s3.client(transport: transport, context: context))
+            item = UploadItem(label: source, name: name) {
+                try await BlobUploadSource.http(url, headers: [:], transport: signing)
+            }
+        } else if let url = URL(string: source), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" {
             let name = url.lastPathComponent
             guard !name.isEmpty, name != "/" else {
                 throw UsageError.badValue(command: spec.name, option: "SOURCE", value: url.redactedString, expected: "a URL naming an object, not a folder")

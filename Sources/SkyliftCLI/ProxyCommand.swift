@@ -1,5 +1,7 @@
 import Foundation
+import HTTPClient
 import RangeCache
+import Remotes
 import SkyliftCore
 import StreamProxy
 
@@ -14,9 +16,11 @@ public enum ProxyCommand: Command {
         (a token) so players that cannot send them can play the local URL. Byte ranges
         fetched once are kept in a sparse on-disk cache and shared by every player;
         seeking starts new ranges and stops downloads nobody waits for any more.
+        An s3://bucket/prefix/ origin is read with signed requests (credentials from the AWS
+        environment or shared files, endpoint from --s3-endpoint or AWS_ENDPOINT_URL).
         """,
         options: [
-            OptionSpec("--origin", "URL", help: "base URL of the cloud files (http or https)"),
+            OptionSpec("--origin", "URL", help: "base URL of the cloud files (http, https or s3://bucket/prefix/)"),
             OptionSpec("--header", "'NAME: VALUE'", help: "header sent to the origin", repeatable: true),
             OptionSpec("--token", "TOKEN", help: "send 'Authorization: Bearer TOKEN' to the origin"),
             OptionSpec("--listen", "HOST:PORT", help: "address to listen on (default: 127.0.0.1:8422)"),
@@ -24,10 +28,11 @@ public enum ProxyCommand: Command {
             OptionSpec("--max-cache-size", "SIZE", help: "cache size limit, e.g. 500M, 2G (default: 2G)"),
             OptionSpec("--drop-query", "NAME", help: "query parameter left out of cache keys", repeatable: true),
             OptionSpec("--quiet", help: "no request log on stderr"),
-        ],
+        ] + S3Settings.optionSpecs,
         examples: [
             "skylift proxy --origin http://127.0.0.1:8421/dav --token \"$TOKEN\"",
             "ffplay http://127.0.0.1:8422/movies/trip.mp4",
+            "skylift proxy --origin s3://media/movies/ --s3-endpoint http://127.0.0.1:9000",
         ])
 
     public static let defaultListen = ListenAddress(host: "127.0.0.1", port: 8422)
@@ -37,11 +42,16 @@ public enum ProxyCommand: Command {
         guard let originText = arguments.value("--origin") else {
             throw UsageError.invalid(command: spec.name, message: "option '--origin' is required")
         }
+        let s3 = try S3Settings(arguments, command: spec.name)
+        let isS3 = S3Settings.isS3(originText)
+        if isS3, (try? S3Location(parsing: originText)) == nil {
+            throw UsageError.badValue(command: spec.name, option: "--origin", value: originText, expected: "s3://bucket/prefix/ with a valid bucket name")
+        }
         guard let origin = URL(string: originText), let scheme = origin.scheme?.lowercased(),
-              scheme == "http" || scheme == "https", origin.host?.isEmpty == false else {
+              scheme == "http" || scheme == "https" || isS3, origin.host?.isEmpty == false else {
             // Only up to the query: a signed URL's query holds its signature.
             throw UsageError.badValue(command: spec.name, option: "--origin", value: String(originText.prefix { $0 != "?" }),
-                                      expected: "an http:// or https:// URL")
+                                      expected: "an http://, https:// or s3:// URL")
         }
         let listen = try arguments.value("--listen").map { v throws(UsageError) in
             try ListenAddress(parsing: v, option: "--listen", command: spec.name)
@@ -70,7 +80,16 @@ public enum ProxyCommand: Command {
         } catch let error as RangeCacheError {
             throw CommandFailure("\(error)")
         }
-        let loader = RangeLoader(cache: cache, origin: HTTPRangeOrigin(headers: headers),
+        // s3:// origins: every request is signed; the proxy's ranged GETs carry If-Range on the object's ETag.
+        let transport: any HTTPTransport
+        do {
+            transport = isS3 ? S3SigningTransport(client: try s3.client(transport: makeDefaultTransport(), context: context))
+                             : makeDefaultTransport()
+        } catch {
+            cache.close()
+            throw error
+        }
+        let loader = RangeLoader(cache: cache, origin: HTTPRangeOrigin(transport: transport, headers: headers),
                                  configuration: .init(droppedQueryParameters: Set(arguments.all("--drop-query")), log: log))
         let proxy = StreamProxy(configuration: .init(origin: origin, host: listen.host, port: listen.port, log: log),
                                 loader: loader)

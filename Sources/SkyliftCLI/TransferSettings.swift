@@ -12,6 +12,10 @@ struct TransferSettings {
     var jobs: Int
     var json: Bool
     var options: UploadOptions
+    /// Endpoint and addressing for `s3://` destinations and sources.
+    var s3: S3Settings
+    /// Where S3 credentials and settings are read from.
+    var environment: [String: String]
 
     /// Options shared by `upload` and `copy`, in help order.
     static let optionSpecs: [OptionSpec] = [
@@ -21,14 +25,19 @@ struct TransferSettings {
         OptionSpec("--json", help: "print one JSON object per event instead of progress lines"),
         OptionSpec("--force", help: "upload even when the destination already holds the same content"),
         OptionSpec("--verify", help: "read the object back (or use a server digest) and compare SHA-256"),
-        OptionSpec("--part-size", "SIZE", help: "largest tus PATCH body, e.g. 16M (default: 64M)"),
-    ]
+        OptionSpec("--part-size", "SIZE", help: "largest tus PATCH body or S3 part (at least 5M), e.g. 16M (default: 64M)"),
+    ] + S3Settings.optionSpecs
 
     init(_ arguments: ParsedArguments, destination raw: String, context: CommandContext, command: String) throws {
-        guard let url = URL(string: raw), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else {
-            throw UsageError.badValue(command: command, option: command == "copy" ? "DEST" : "--to", value: raw, expected: "an http(s) folder URL")
+        let option = command == "copy" ? "DEST" : "--to"
+        s3 = try S3Settings(arguments, command: command)
+        environment = context.environment
+        let httpURL = URL(string: raw)
+        if !S3Settings.isS3(raw) {
+            guard let url = httpURL, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else {
+                throw UsageError.badValue(command: command, option: option, value: raw, expected: "an http(s) folder URL or s3://bucket/prefix/")
+            }
         }
-        destination = url
         let extra = try Self.headers(arguments.all("--header"), option: "--header", command: command)
         let token = arguments.value("--token") ?? context.environment["SKYLIFT_TOKEN"]
         headers = RemoteHTTP.headers(token: token, extra: extra)
@@ -41,6 +50,12 @@ struct TransferSettings {
                 throw UsageError.badValue(command: command, option: "--part-size", value: raw, expected: "a size of at least 1K, e.g. 16M")
             }
             partLength = v
+        }
+        if let httpURL, !S3Settings.isS3(raw) {
+            destination = httpURL
+        } else {
+            destination = try S3Settings.destination(raw, partLength: partLength, arguments: arguments, command: command, option: option)
+            partLength = S3Settings.partLength(given: arguments.value("--part-size") == nil ? nil : partLength)
         }
         options = UploadOptions(force: arguments.flag("--force"), verify: arguments.flag("--verify"), partLength: partLength)
     }
@@ -62,9 +77,13 @@ struct TransferSettings {
     func uploader(transport: any HTTPTransport) async throws -> Uploader {
         let http = RemoteHTTP(transport: transport, headers: headers)
         do {
-            let remote = try await RemoteDiscovery(http: http, partLength: options.partLength).discover(destination)
+            let remote = try await RemoteDiscovery(http: http, partLength: options.partLength)
+                .discover(destination, s3Endpoint: s3.endpoint, s3Addressing: s3.addressing,
+                          environment: environment, home: S3Settings.home(environment))
             return Uploader(remote: remote, store: ResumeStore(directory: state), options: options)
         } catch let e as RemoteError {
+            throw CommandFailure(e.description)
+        } catch let e as S3Error {
             throw CommandFailure(e.description)
         }
     }

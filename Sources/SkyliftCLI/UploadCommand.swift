@@ -6,23 +6,26 @@ import Uploads
 public enum UploadCommand: Command {
     public static let spec = CommandSpec(
         name: "upload",
-        summary: "upload files to a cloud folder, resumably (tus or WebDAV)",
+        summary: "upload files to a cloud folder, resumably (tus, WebDAV or S3)",
         usage: "upload FILE... --to URL [--token TOKEN] [--header 'NAME: VALUE']... [--jobs N] [--state DIR] [--json] [--force] [--verify]",
         details: """
         Stream files to a cloud folder with no temporary copy. Skylift asks the folder URL
         (OPTIONS) what it speaks: tus when offered (resumable, per-part checksums), else WebDAV
-        PUT (missing folders are created). Resume state is written before the first byte;
+        PUT (missing folders are created). An s3://bucket/prefix/ destination gets multipart
+        uploads (credentials from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or AWS_PROFILE, endpoint
+        from --s3-endpoint or AWS_ENDPOINT_URL). Resume state is written before the first byte;
         running the same command again after a crash continues from the server's offset.
         Exits 0 only when the server confirmed every file.
         """,
         options: [
-            OptionSpec("--to", "URL", help: "destination folder URL (required)"),
+            OptionSpec("--to", "URL", help: "destination folder URL or s3://bucket/prefix/ (required)"),
             OptionSpec("--jobs", "N", help: "files uploaded at once (default: 2)"),
         ] + TransferSettings.optionSpecs,
         positionals: 1...Int.max,
         examples: [
             "skylift upload clip.mp4 --to http://127.0.0.1:8421/dav/photos/ --token \"$TOKEN\"",
             "SKYLIFT_TOKEN=... skylift upload *.mov --to https://cloud.example/files/ --jobs 4 --json",
+            "skylift upload clip.mp4 --to s3://media/raw/ --s3-endpoint http://127.0.0.1:9000 --s3-addressing path",
         ])
 
     public static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> Int32 {

@@ -2,6 +2,8 @@ import AutoUpload
 import Foundation
 import FolderWatch
 import Hashing
+import HTTPClient
+import Remotes
 import SkyliftCore
 import StorageServer
 import Uploads
@@ -24,7 +26,7 @@ public enum WatchCommand: Command {
         SIGINT/SIGTERM pause uploads where they can resume and exit 0.
         """,
         options: [
-            OptionSpec("--to", "URL", help: "destination folder (tus or WebDAV); default: the embedded cloud"),
+            OptionSpec("--to", "URL", help: "destination folder (tus, WebDAV or s3://bucket/prefix/); default: the embedded cloud"),
             OptionSpec("--token", "TOKEN", help: "bearer token for --to (default: $SKYLIFT_TOKEN)"),
             OptionSpec("--settle", "SECONDS", help: "quiet time before a file is uploaded (default: 2)"),
             OptionSpec("--max-wait", "SECONDS", help: "upload a file that never stops changing after this long (default: 60)"),
@@ -34,11 +36,12 @@ public enum WatchCommand: Command {
             OptionSpec("--part-size", "SIZE", help: "largest tus PATCH body, e.g. 16M (default: 64M)"),
             OptionSpec("--json", help: "one JSON object per event on stdout"),
             OptionSpec("--mirror-deletes", help: "delete the remote copy when a file is deleted"),
-        ],
+        ] + S3Settings.optionSpecs,
         positionals: 1...1,
         examples: [
             "skylift watch ~/Pictures",
             "skylift watch /srv/camera --to https://cloud.example/dav/camera/ --token \"$TOKEN\" --settle 5",
+            "skylift watch /srv/camera --to s3://media/camera/ --s3-endpoint http://127.0.0.1:9000",
         ])
 
     public static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> Int32 {
@@ -72,7 +75,12 @@ public enum WatchCommand: Command {
         defer { server?.stop() }
         let destination: URL
         let token: String?
-        if let to = arguments.value("--to") {
+        let s3 = try S3Settings(arguments, command: spec.name)
+        if let to = arguments.value("--to"), S3Settings.isS3(to) {
+            destination = try S3Settings.destination(to, partLength: options.partLength, arguments: arguments, command: spec.name, option: "--to")
+            options.partLength = S3Settings.partLength(given: arguments.value("--part-size") == nil ? nil : options.partLength)
+            token = nil
+        } else if let to = arguments.value("--to") {
             guard let url = URL(string: to), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {
                 throw UsageError.badValue(command: spec.name, option: "--to", value: to, expected: "an http(s) URL")
             }
@@ -86,9 +94,17 @@ public enum WatchCommand: Command {
             output.embedded(store: embedded.store, url: embedded.url, token: embedded.token)
         }
 
+        // S3 needs no discovery: the remote is built from the location and the AWS settings.
+        let s3Remote = try S3Settings.isS3(destination.absoluteString)
+            ? s3.remote(destination.absoluteString, transport: makeDefaultTransport(), context: context) : nil
         let agent: WatchAgent
         do {
-            let uploader = try await EngineUploader.connect(to: destination, token: token, stateDirectory: state, options: options)
+            let uploader: EngineUploader
+            if let s3Remote {
+                uploader = EngineUploader(uploader: Uploader(remote: s3Remote, store: ResumeStore(directory: state), options: options))
+            } else {
+                uploader = try await EngineUploader.connect(to: destination, token: token, stateDirectory: state, options: options)
+            }
             let configuration = WatchAgentConfiguration(
                 watch: WatchConfiguration(root: dir, settle: settle, maxWait: maxWait, ignore: ignore),
                 stateDirectory: state, jobs: jobs, mirrorDeletes: arguments.flag("--mirror-deletes"))

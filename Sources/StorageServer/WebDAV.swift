@@ -70,6 +70,8 @@ final class WebDAV: Sendable {
 
     private func put(_ request: HTTPRequest, target: StoragePath) -> HTTPHeadDecision {
         guard let parent = target.parent else { return .respond(.text(405, "cannot PUT the root collection")) }
+        // RFC 9110 §14.5: a partial PUT that is not understood must not be taken as a whole-file replacement.
+        if request.headers["Content-Range"] != nil { return .respond(.text(400, "PUT with Content-Range is not supported")) }
         let existing = FileSystem.stat(target.filePath)
         if existing?.isDirectory == true { return .respond(.text(405, "a collection exists at \(target.relative)")) }
         guard FileSystem.stat(parent.filePath)?.isDirectory == true else {

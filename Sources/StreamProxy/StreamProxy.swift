@@ -57,7 +57,8 @@ public final class StreamProxy: Sendable {
         try server.start()
     }
 
-    /// Fails every response still waiting for bytes, stops listening, and flushes the cache's maps.
+    /// Fails every response still waiting for bytes, stops listening, and closes the cache (flushing its maps
+    /// and releasing the directory lock). A stopped proxy is not started again; make a new one.
     public func stop() {
         responses.stopAll()
         loader.shutdown()

@@ -64,8 +64,13 @@ final class PartInputStream: InputStream {
         set {}
     }
 
+    #if os(Linux)
     override func property(forKey key: Stream.PropertyKey) -> AnyObject? { base.property(forKey: key) }
     override func setProperty(_ property: AnyObject?, forKey key: Stream.PropertyKey) -> Bool { false }
+    #else
+    override func property(forKey key: Stream.PropertyKey) -> Any? { base.property(forKey: key) }
+    override func setProperty(_ property: Any?, forKey key: Stream.PropertyKey) -> Bool { false }
+    #endif
     override func schedule(in aRunLoop: RunLoop, forMode mode: RunLoop.Mode) {}
     override func remove(from aRunLoop: RunLoop, forMode mode: RunLoop.Mode) {}
 }

@@ -5,6 +5,7 @@ import HTTPClient
 import HTTPServer
 import SkyliftCore
 import StorageServer
+import Synchronization
 import Testing
 
 @Suite struct HTTPSourceTests {
@@ -37,6 +38,44 @@ import Testing
             #expect(handler.requests.count == 2)
             #expect(handler.requests.last?.headers["If-Match"] == "\"v1\"")
             #expect(handler.requests.last?.headers["If-Range"] == "\"v1\"")
+        }
+    }
+
+    /// URLSession on Linux opens body streams on its work queue while pool threads may sit in
+    /// `dataTask(with:)` waiting for that queue: an open that needs the shared pool then never finishes.
+    @Test func opensAndReadsWhileTheSharedPoolIsBlocked() async throws {
+        try await withServer { _, url in
+            let src = source(url)
+            let width = ProcessInfo.processInfo.activeProcessorCount
+            let (got, completed) = await onThread { () -> ([UInt8]?, Bool) in
+                let started = DispatchSemaphore(value: 0)
+                let release = DispatchSemaphore(value: 0)
+                for _ in 0 ..< width {
+                    Task.detached {
+                        started.signal()
+                        release.wait()
+                    }
+                }
+                for _ in 0 ..< width { started.wait() }
+                // Every thread of the shared pool is blocked now.
+                let finished = DispatchSemaphore(value: 0)
+                let got = Mutex<[UInt8]?>(nil)
+                Thread {
+                    let stream = BlobInputStream(source: src)
+                    stream.open()
+                    let bytes = drain(stream, readSize: 100_000).bytes
+                    got.withLock { $0 = bytes }
+                    finished.signal()
+                }.start()
+                // A hang guard, not a speed limit: the read takes well under a second when it works at all.
+                let completed = finished.wait(timeout: .now() + 30) == .success
+                for _ in 0 ..< width { release.signal() }
+                if !completed { finished.wait() }
+                return (got.withLock { $0 }, completed)
+            }
+            #expect(completed, "the HTTP source waited for the blocked concurrency pool")
+            let exact = got == bytes
+            #expect(exact)
         }
     }
 

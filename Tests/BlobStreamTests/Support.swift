@@ -74,6 +74,8 @@ final class DigestingHandler: HTTPHandler {
     final class Receiver: HTTPBodyReceiver {
         var digest: Digest? = Digest(.sha256)
         var count = 0
+        let onFinish: () -> Void
+        init(onFinish: @escaping () -> Void) { self.onFinish = onFinish }
         func receive(_ chunk: UnsafeRawBufferPointer) -> HTTPResponse? {
             digest?.update(chunk)
             count += chunk.count
@@ -81,13 +83,44 @@ final class DigestingHandler: HTTPHandler {
         }
         func finish() -> HTTPResponse {
             let hex = digest.take()?.finalize().hexString ?? ""
+            onFinish()
             return .text(201, "\(count) \(hex)")
         }
         func abort() {}
     }
 
+    private let finished = Mutex(0)
+    /// Bodies received in full.
+    var completed: Int { finished.withLock { $0 } }
+
     func head(_ request: HTTPRequest) -> HTTPHeadDecision {
-        request.method == "PUT" ? .receive(Receiver()) : .respond(.text(405, "PUT only"))
+        request.method == "PUT" ? .receive(Receiver { [self] in finished.withLock { $0 += 1 } }) : .respond(.text(405, "PUT only"))
+    }
+}
+
+/// A file source that truncates its own file once a read reaches `after`: a file shrinking mid-upload.
+final class ShrinkingSource: BlobSource {
+    let inner: FileSource
+    let path: String
+    let after: Int64
+    let size: Int64
+    private let done = Mutex(false)
+
+    init(_ inner: FileSource, path: String, after: Int64, to size: Int64) {
+        self.inner = inner
+        self.path = path
+        self.after = after
+        self.size = size
+    }
+
+    var name: String { inner.name }
+    func open(completion: @escaping @Sendable (Result<BlobInfo, any Error>) -> Void) { inner.open(completion: completion) }
+    func close() { inner.close() }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
+        let shrinkNow = offset >= after && done.withLock { d in defer { d = true }; return !d }
+        if shrinkNow { _ = truncate(path, off_t(size)) }
+        return try inner.read(into: buffer, at: offset)
     }
 }
 

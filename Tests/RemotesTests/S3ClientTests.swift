@@ -46,7 +46,7 @@ func scratchDirectory() throws -> URL {
 
 @Suite(.serialized, .timeLimit(.minutes(2))) struct S3ClientTests {
     @Test func objectRoundTripWithAwkwardKey() async throws {
-        let server = try S3TestServer.get(verifying: false)
+        let server = try await S3TestServer.get(verifying: false)
         let client = server.client()
         let bucket = try await server.makeBucket()
         let key = "photos/ünïcødé dir/a b+c&d=e?.txt"
@@ -75,7 +75,7 @@ func scratchDirectory() throws -> URL {
     }
 
     @Test func ifMatchOnAChangedObjectFails() async throws {
-        let server = try S3TestServer.get()
+        let server = try await S3TestServer.get()
         let client = server.client()
         let bucket = try await server.makeBucket()
         let old = try await client.putObject(bucket: bucket, key: "v", body: .bytes(Array("one".utf8)))
@@ -90,7 +90,7 @@ func scratchDirectory() throws -> URL {
 
     @Test(arguments: [("known key, wrong secret", "SignatureDoesNotMatch"), ("unknown key", "InvalidAccessKeyId")])
     func wrongCredentialsFailOnceWithTheirCode(situation: String, code: String) async throws {
-        let server = try S3TestServer.get()
+        let server = try await S3TestServer.get()
         let bucket = try await server.makeBucket()
         var configuration = server.configuration
         configuration.credentials = code == "SignatureDoesNotMatch"
@@ -110,7 +110,7 @@ func scratchDirectory() throws -> URL {
     }
 
     @Test func missingBucketIsNamed() async throws {
-        let server = try S3TestServer.get()
+        let server = try await S3TestServer.get()
         do {
             _ = try await server.client().listObjects(bucket: "skylift-no-such-bucket")
             Issue.record("listing a missing bucket succeeded")
@@ -122,7 +122,7 @@ func scratchDirectory() throws -> URL {
 
     /// moto neither checks nor lists part checksums, so this looks at what goes on the wire.
     @Test func partsCarryTheirChecksums() async throws {
-        let server = try S3TestServer.get()
+        let server = try await S3TestServer.get()
         let recorder = RecordingTransport(makeDefaultTransport())
         let client = S3Client(configuration: server.configuration, transport: recorder)
         let bucket = try await server.makeBucket()
@@ -146,7 +146,7 @@ func scratchDirectory() throws -> URL {
     }
 
     @Test func multipartUploadResumesAfterAFailure() async throws {
-        let server = try S3TestServer.get()
+        let server = try await S3TestServer.get()
         let client = server.client()
         let bucket = try await server.makeBucket()
         let directory = try scratchDirectory()
@@ -182,7 +182,7 @@ func scratchDirectory() throws -> URL {
     }
 
     @Test func parallelPartsAndSinglePut() async throws {
-        let server = try S3TestServer.get()
+        let server = try await S3TestServer.get()
         let client = server.client()
         let bucket = try await server.makeBucket()
         let directory = try scratchDirectory()
@@ -205,7 +205,7 @@ func scratchDirectory() throws -> URL {
     }
 
     @Test func cancelAbortsTheUnfinishedUpload() async throws {
-        let server = try S3TestServer.get()
+        let server = try await S3TestServer.get()
         let client = server.client()
         let bucket = try await server.makeBucket()
         let directory = try scratchDirectory()

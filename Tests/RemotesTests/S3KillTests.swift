@@ -56,7 +56,7 @@ private final class SlowFileSource: BlobSource {
 
     @Test(.enabled(if: ProcessInfo.processInfo.environment[ChildJob.variable] == nil))
     func uploadResumesAfterTheClientIsKilled() async throws {
-        let server = try S3TestServer.get()
+        let server = try await S3TestServer.get()
         let client = server.client()
         let bucket = try await server.makeBucket()
         let directory = try scratchDirectory()

@@ -14,7 +14,7 @@ func sendPart(_ write: any RemoteWrite, _ bytes: [UInt8], _ range: Range<Int>) a
 
 @Suite(.serialized, .timeLimit(.minutes(2))) struct S3RemoteTests {
     func makeRemote(prefix: String = "media/", verifying: Bool = true) async throws -> S3Remote {
-        let server = try S3TestServer.get(verifying: verifying)
+        let server = try await S3TestServer.get(verifying: verifying)
         return S3Remote(client: server.client(), location: S3Location(bucket: try await server.makeBucket(), prefix: prefix))
     }
 

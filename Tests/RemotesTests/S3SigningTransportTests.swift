@@ -10,7 +10,7 @@ import Testing
 /// Plain-HTTP readers (the proxy's origin, BlobStream's HTTP source) reading S3 through the signing transport.
 @Suite(.serialized, .timeLimit(.minutes(2))) struct S3SigningTransportTests {
     @Test func rangeOriginReadsAnS3Object() async throws {
-        let server = try S3TestServer.get()
+        let server = try await S3TestServer.get()
         let client = server.client()
         let bucket = try await server.makeBucket()
         let bytes = randomBytes(300_000)
@@ -33,7 +33,7 @@ import Testing
     }
 
     @Test func httpSourceCopiesFromS3() async throws {
-        let server = try S3TestServer.get(verifying: false)
+        let server = try await S3TestServer.get(verifying: false)
         let client = server.client()
         let bucket = try await server.makeBucket()
         let bytes = randomBytes(1_000_000)
@@ -42,8 +42,28 @@ import Testing
         #expect(try await BlobDigest.compute(.sha256, of: source) == Digest.hash(.sha256, bytes))
     }
 
+    @Test func rangeReadsOfAReplacedObjectAreRefusedNotMixed() async throws {
+        let server = try await S3TestServer.get()
+        let client = server.client()
+        let bucket = try await server.makeBucket()
+        try await client.putObject(bucket: bucket, key: "clip.mp4", body: .bytes(randomBytes(100_000)))
+        let origin = HTTPRangeOrigin(transport: S3SigningTransport(client: client))
+        let url = URL(string: "s3://\(bucket)/clip.mp4")!
+        let before = try await origin.contentInfo(of: url)
+        try await client.putObject(bucket: bucket, key: "clip.mp4", body: .bytes(randomBytes(100_000)))
+
+        // The origin sends If-Range on the old ETag; the transport sends it as If-Match, so the store answers 412.
+        await #expect(throws: RangeOriginError.changed(url: RangeOriginError.display(url))) {
+            _ = try await origin.read(url, range: ByteRange(offset: 1000, length: 1000), expected: before)
+        }
+        let now = try await origin.contentInfo(of: url)
+        let body = try await origin.read(url, range: ByteRange(offset: 1000, length: 1000), expected: now)
+        for try await _ in body.chunks {}
+        #expect(body.info.etag == now.etag)
+    }
+
     @Test func foreignURLsAreRefused() async throws {
-        let server = try S3TestServer.get()
+        let server = try await S3TestServer.get()
         let transport = S3SigningTransport(client: server.client())
         let url = URL(string: "https://example.com/x?token=secret")!
         await #expect(throws: HTTPClientError.invalidRequest(url: URL(string: "https://example.com/x?token=REDACTED")!,

@@ -2,7 +2,6 @@ import Foundation
 import HTTPClient
 @testable import Remotes
 import SkyliftCore
-import Synchronization
 
 /// The S3 endpoint the S3 tests talk to: moto in server mode on a free loopback port, started on first use
 /// and gone when the test process exits; or, with `SKYLIFT_S3_TEST_ENDPOINT` set, that endpoint with
@@ -14,18 +13,29 @@ final class S3TestServer: Sendable {
     let configuration: S3Configuration
     private let process: Process?
 
-    private static let shared = Mutex<[Bool: Result<S3TestServer, any Error>]>([:])
-
     /// The server for this test process. `verifying` (the default) checks signatures; moto's checker
     /// rejects correct signatures (boto3's too) of keys with non-ASCII or `+&=?` characters and of query
     /// values with `/` or spaces (listing prefixes), so tests of those use the lenient server, and
     /// `S3ConfigurationTests` compares such signatures with botocore's.
-    static func get(verifying: Bool = true) throws -> S3TestServer {
-        try shared.withLock { servers in
-            if let server = servers[verifying] { return try server.get() }
-            let result = Result { try S3TestServer(verifying: verifying) }
-            servers[verifying] = result
-            return try result.get()
+    static func get(verifying: Bool = true) async throws -> S3TestServer {
+        try await Registry.shared.server(verifying: verifying)
+    }
+
+    /// Starts each kind of server once. Starting blocks (process launch, moto's start-up), so it runs on a
+    /// thread of its own rather than on the few threads of the Swift concurrency pool the tests share.
+    private actor Registry {
+        static let shared = Registry()
+        private var servers: [Bool: Task<S3TestServer, any Error>] = [:]
+
+        func server(verifying: Bool) async throws -> S3TestServer {
+            if let starting = servers[verifying] { return try await starting.value }
+            let starting = Task {
+                try await withCheckedThrowingContinuation { continuation in
+                    Thread { continuation.resume(with: Result { try S3TestServer(verifying: verifying) }) }.start()
+                }
+            }
+            servers[verifying] = starting
+            return try await starting.value
         }
     }
 
@@ -35,31 +45,12 @@ final class S3TestServer: Sendable {
             process = nil
             return
         }
-        // moto exits when its stdin closes, i.e. when this test process ends however it ends.
-        // Auth on: after three unauthenticated calls (which make a user, its policy and its key), moto checks
-        // every request's SigV4 signature, so a signing mistake fails the tests.
-        let script = """
-        import os, sys, json
-        if sys.argv[1] == "verifying":
-            os.environ["INITIAL_NO_AUTH_ACTION_COUNT"] = "3"
-        from moto.server import ThreadedMotoServer
-        import boto3
-        server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-        server.start()
-        port = server.get_host_and_port()[1]
-        iam = boto3.client("iam", endpoint_url=f"http://127.0.0.1:{port}", aws_access_key_id="bootstrap",
-                           aws_secret_access_key="bootstrap", region_name="us-east-1")
-        iam.create_user(UserName="skylift")
-        iam.put_user_policy(UserName="skylift", PolicyName="all", PolicyDocument=json.dumps(
-            {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]}))
-        key = iam.create_access_key(UserName="skylift")["AccessKey"]
-        print("READY", port, key["AccessKeyId"], key["SecretAccessKey"], flush=True)
-        sys.stdin.read()
-        os._exit(0)
-        """
+        // scripts/moto-s3.py: moto exits when its stdin closes, i.e. when this test process ends however it
+        // ends. Verifying: moto checks every request's SigV4 signature, so a signing mistake fails the tests.
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../scripts/moto-s3.py").standardizedFileURL
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, verifying ? "verifying" : "lenient"]
+        process.arguments = ["python3", script.path, verifying ? "verifying" : "lenient"]
         let input = Pipe(), output = Pipe()
         process.standardInput = input
         process.standardOutput = output

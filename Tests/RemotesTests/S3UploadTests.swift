@@ -10,7 +10,7 @@ import Uploads
 /// The generic upload engine (Uploads) driving an `S3Remote`: what `skylift upload … --to s3://…` runs.
 @Suite(.serialized, .timeLimit(.minutes(2))) struct S3UploadTests {
     @Test func uploadEngineResumesAnInterruptedS3Upload() async throws {
-        let server = try S3TestServer.get(verifying: false)
+        let server = try await S3TestServer.get(verifying: false)
         let remote = S3Remote(client: server.client(), location: S3Location(bucket: try await server.makeBucket(), prefix: "backup/"))
         let directory = try scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -26,8 +26,8 @@ func runSkylift(_ arguments: [String], environment: [String: String] = [:]) asyn
         commands:
           serve   serve a folder as the embedded cloud (WebDAV, tus, ranged GET)
           proxy   play cloud media in any player through a local caching proxy
-          upload  upload files to a cloud folder, resumably (tus or WebDAV)
-          copy    stream a file or an http(s) object into a cloud folder, with no local copy
+          upload  upload files to a cloud folder, resumably (tus, WebDAV or S3)
+          copy    stream a file, an http(s) or an s3:// object into a cloud folder, with no local copy
           watch   upload every file of a folder once it has stopped changing
           status  show the watch queue: counts per state, uploads in flight, last errors
 

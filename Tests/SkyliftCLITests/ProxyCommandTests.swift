@@ -9,10 +9,10 @@ final class ProxyProcess {
     let stdout = Pipe()
     let stderr = Pipe()
 
-    init(_ arguments: [String]) throws {
+    init(_ arguments: [String], environment: [String: String] = ["PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory()]) throws {
         process.executableURL = skyliftBinary()
         process.arguments = ["proxy"] + arguments
-        process.environment = ["PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory()]
+        process.environment = environment
         process.standardOutput = stdout
         process.standardError = stderr
         try process.run()
@@ -65,9 +65,11 @@ func fetch(_ url: String, range: String? = nil, extra: [String] = []) throws -> 
         (a token) so players that cannot send them can play the local URL. Byte ranges
         fetched once are kept in a sparse on-disk cache and shared by every player;
         seeking starts new ranges and stops downloads nobody waits for any more.
+        An s3://bucket/prefix/ origin is read with signed requests (credentials from the AWS
+        environment or shared files, endpoint from --s3-endpoint or AWS_ENDPOINT_URL).
 
         options:
-          --origin URL            base URL of the cloud files (http or https)
+          --origin URL            base URL of the cloud files (http, https or s3://bucket/prefix/)
           --header 'NAME: VALUE'  header sent to the origin (repeatable)
           --token TOKEN           send 'Authorization: Bearer TOKEN' to the origin
           --listen HOST:PORT      address to listen on (default: 127.0.0.1:8422)
@@ -75,11 +77,14 @@ func fetch(_ url: String, range: String? = nil, extra: [String] = []) throws -> 
           --max-cache-size SIZE   cache size limit, e.g. 500M, 2G (default: 2G)
           --drop-query NAME       query parameter left out of cache keys (repeatable)
           --quiet                 no request log on stderr
+          --s3-endpoint URL       S3 service for s3:// locations (default: $AWS_ENDPOINT_URL, else AWS)
+          --s3-addressing MODE    path, virtual or auto: bucket in the URL path or host (default: auto)
           --help                  show this help and exit
 
         examples:
           skylift proxy --origin http://127.0.0.1:8421/dav --token "$TOKEN"
           ffplay http://127.0.0.1:8422/movies/trip.mp4
+          skylift proxy --origin s3://media/movies/ --s3-endpoint http://127.0.0.1:9000
 
         """)
     }
@@ -87,7 +92,7 @@ func fetch(_ url: String, range: String? = nil, extra: [String] = []) throws -> 
     @Test func badInputNamesTheOptionAndHidesSecrets() async {
         let cases: [([String], String)] = [
             (["proxy"], "skylift proxy: option '--origin' is required\n"),
-            (["proxy", "--origin", "ftp://h/x?sig=secret1"], "skylift proxy: bad value 'ftp://h/x' for '--origin': expected an http:// or https:// URL\n"),
+            (["proxy", "--origin", "ftp://h/x?sig=secret1"], "skylift proxy: bad value 'ftp://h/x' for '--origin': expected an http://, https:// or s3:// URL\n"),
             (["proxy", "--origin", "http://h", "--header", "secret2"], "skylift proxy: option '--header' needs 'NAME: VALUE' (no ':' found)\n"),
             (["proxy", "--origin", "http://h", "--max-cache-size", "huge"], "skylift proxy: bad value 'huge' for '--max-cache-size': expected a size of at least 1M, e.g. 500M or 2G\n"),
             (["proxy", "--origin", "http://h", "--listen", "nowhere"], "skylift proxy: bad value 'nowhere' for '--listen': expected HOST:PORT, e.g. 127.0.0.1:8421 or [::1]:8421\n"),

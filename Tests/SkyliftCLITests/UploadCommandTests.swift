@@ -10,12 +10,14 @@ import Testing
 
         Stream files to a cloud folder with no temporary copy. Skylift asks the folder URL
         (OPTIONS) what it speaks: tus when offered (resumable, per-part checksums), else WebDAV
-        PUT (missing folders are created). Resume state is written before the first byte;
+        PUT (missing folders are created). An s3://bucket/prefix/ destination gets multipart
+        uploads (credentials from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or AWS_PROFILE, endpoint
+        from --s3-endpoint or AWS_ENDPOINT_URL). Resume state is written before the first byte;
         running the same command again after a crash continues from the server's offset.
         Exits 0 only when the server confirmed every file.
 
         options:
-          --to URL                destination folder URL (required)
+          --to URL                destination folder URL or s3://bucket/prefix/ (required)
           --jobs N                files uploaded at once (default: 2)
           --token TOKEN           send 'Authorization: Bearer TOKEN' (default: $SKYLIFT_TOKEN)
           --header 'NAME: VALUE'  send this header with every request to the destination (repeatable)
@@ -23,12 +25,15 @@ import Testing
           --json                  print one JSON object per event instead of progress lines
           --force                 upload even when the destination already holds the same content
           --verify                read the object back (or use a server digest) and compare SHA-256
-          --part-size SIZE        largest tus PATCH body, e.g. 16M (default: 64M)
+          --part-size SIZE        largest tus PATCH body or S3 part (at least 5M), e.g. 16M (default: 64M)
+          --s3-endpoint URL       S3 service for s3:// locations (default: $AWS_ENDPOINT_URL, else AWS)
+          --s3-addressing MODE    path, virtual or auto: bucket in the URL path or host (default: auto)
           --help                  show this help and exit
 
         examples:
           skylift upload clip.mp4 --to http://127.0.0.1:8421/dav/photos/ --token "$TOKEN"
           SKYLIFT_TOKEN=... skylift upload *.mov --to https://cloud.example/files/ --jobs 4 --json
+          skylift upload clip.mp4 --to s3://media/raw/ --s3-endpoint http://127.0.0.1:9000 --s3-addressing path
 
         """)
     }
@@ -39,9 +44,10 @@ import Testing
         #expect(r.out == """
         usage: skylift copy SOURCE DEST [--source-header 'NAME: VALUE']... [--token TOKEN] [--header 'NAME: VALUE']... [--state DIR] [--json] [--force] [--verify]
 
-        Copy SOURCE (a local path or an http(s) URL read with ranged GETs) into the folder DEST
-        (as for upload: tus when offered, else WebDAV PUT). Bytes go from source to destination
-        as they are read; nothing is stored locally. Resumable like upload.
+        Copy SOURCE (a local path, an http(s) URL or s3://bucket/key, read with ranged GETs)
+        into the folder DEST (as for upload: tus when offered, else WebDAV PUT; s3://bucket/prefix/
+        for a multipart upload). Bytes go from source to destination as they are read; nothing
+        is stored locally. Resumable like upload.
 
         options:
           --source-header 'NAME: VALUE'
@@ -52,12 +58,15 @@ import Testing
           --json                        print one JSON object per event instead of progress lines
           --force                       upload even when the destination already holds the same content
           --verify                      read the object back (or use a server digest) and compare SHA-256
-          --part-size SIZE              largest tus PATCH body, e.g. 16M (default: 64M)
+          --part-size SIZE              largest tus PATCH body or S3 part (at least 5M), e.g. 16M (default: 64M)
+          --s3-endpoint URL             S3 service for s3:// locations (default: $AWS_ENDPOINT_URL, else AWS)
+          --s3-addressing MODE          path, virtual or auto: bucket in the URL path or host (default: auto)
           --help                        show this help and exit
 
         examples:
           skylift copy https://media.example/raw/clip.mp4 http://127.0.0.1:8421/dav/archive/ --source-header 'Authorization: Bearer ...'
           skylift copy ./clip.mp4 http://127.0.0.1:8421/dav/archive/
+          skylift copy s3://media/raw/clip.mp4 s3://archive/2026/ --s3-endpoint http://127.0.0.1:9000
 
         """)
     }
@@ -69,7 +78,7 @@ import Testing
         let missing = dir.appendingPathComponent("missing.mp4").path
         let cases: [([String], Int32, String)] = [
             (["upload", "a.mp4"], 2, "skylift upload: missing --to URL (the destination folder)\n"),
-            (["upload", "a.mp4", "--to", "ftp://host/x/"], 2, "skylift upload: bad value 'ftp://host/x/' for '--to': expected an http(s) folder URL\n"),
+            (["upload", "a.mp4", "--to", "ftp://host/x/"], 2, "skylift upload: bad value 'ftp://host/x/' for '--to': expected an http(s) folder URL or s3://bucket/prefix/\n"),
             (["upload", "a.mp4", "--to", "http://127.0.0.1:9/", "--header", "NoColon"], 2,
              "skylift upload: bad value 'NoColon' for '--header': expected 'Name: value'\n"),
             (["upload", "a.mp4", "--to", "http://127.0.0.1:9/", "--jobs", "0"], 2,

@@ -112,21 +112,24 @@ final class RequestLog: Sendable {
         SIGINT/SIGTERM pause uploads where they can resume and exit 0.
 
         options:
-          --to URL            destination folder (tus or WebDAV); default: the embedded cloud
-          --token TOKEN       bearer token for --to (default: $SKYLIFT_TOKEN)
-          --settle SECONDS    quiet time before a file is uploaded (default: 2)
-          --max-wait SECONDS  upload a file that never stops changing after this long (default: 60)
-          --ignore GLOB       also ignore matching names (or paths, if GLOB has a /) (repeatable)
-          --jobs N            uploads at once (default: 2)
-          --state DIR         queue and resume state (default: $XDG_STATE_HOME/skylift/watch/<id of DIR>)
-          --part-size SIZE    largest tus PATCH body, e.g. 16M (default: 64M)
-          --json              one JSON object per event on stdout
-          --mirror-deletes    delete the remote copy when a file is deleted
-          --help              show this help and exit
+          --to URL              destination folder (tus, WebDAV or s3://bucket/prefix/); default: the embedded cloud
+          --token TOKEN         bearer token for --to (default: $SKYLIFT_TOKEN)
+          --settle SECONDS      quiet time before a file is uploaded (default: 2)
+          --max-wait SECONDS    upload a file that never stops changing after this long (default: 60)
+          --ignore GLOB         also ignore matching names (or paths, if GLOB has a /) (repeatable)
+          --jobs N              uploads at once (default: 2)
+          --state DIR           queue and resume state (default: $XDG_STATE_HOME/skylift/watch/<id of DIR>)
+          --part-size SIZE      largest tus PATCH body, e.g. 16M (default: 64M)
+          --json                one JSON object per event on stdout
+          --mirror-deletes      delete the remote copy when a file is deleted
+          --s3-endpoint URL     S3 service for s3:// locations (default: $AWS_ENDPOINT_URL, else AWS)
+          --s3-addressing MODE  path, virtual or auto: bucket in the URL path or host (default: auto)
+          --help                show this help and exit
 
         examples:
           skylift watch ~/Pictures
           skylift watch /srv/camera --to https://cloud.example/dav/camera/ --token "$TOKEN" --settle 5
+          skylift watch /srv/camera --to s3://media/camera/ --s3-endpoint http://127.0.0.1:9000
 
         """)
     }

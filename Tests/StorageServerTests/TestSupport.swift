@@ -38,6 +38,13 @@ final class ServerFixture: Sendable {
 
     func file(_ relative: String) -> URL { root.appendingPathComponent(relative) }
 
+    /// A directory outside the served root for tools' own files; removed with the fixture.
+    var scratch: URL {
+        let u = URL(fileURLWithPath: root.path + "-scratch")
+        try? FileManager.default.createDirectory(at: u, withIntermediateDirectories: true)
+        return u
+    }
+
     func write(_ relative: String, _ bytes: [UInt8]) throws {
         let u = file(relative)
         try FileManager.default.createDirectory(at: u.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -47,6 +54,7 @@ final class ServerFixture: Sendable {
     deinit {
         server.withLock { $0?.stop() }
         try? FileManager.default.removeItem(at: root)
+        try? FileManager.default.removeItem(atPath: root.path + "-scratch")
     }
 }
 
@@ -121,9 +129,12 @@ func tempFile(_ bytes: [UInt8]) throws -> URL {
     return u
 }
 
-/// Runs a program found on PATH, with stdout and stderr combined; extra environment on top of ours.
-func runTool(_ arguments: [String], environment: [String: String] = [:]) throws -> (out: String, status: Int32) {
+/// Runs a program found on PATH in `directory` (litmus drops its logs there), stdout and stderr combined,
+/// with extra environment on top of ours.
+func runTool(_ arguments: [String], environment: [String: String] = [:],
+             directory: URL = FileManager.default.temporaryDirectory) throws -> (out: String, status: Int32) {
     let p = Process()
+    p.currentDirectoryURL = directory
     p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     p.arguments = arguments
     p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }

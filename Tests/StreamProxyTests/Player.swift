@@ -6,7 +6,8 @@ import Foundation
 /// Arguments: host port path outfile op...; each op is `offset:count[:pauseAt]`: GET `bytes=offset-`, read
 /// `count` bytes (-1: to the end) and hang up; with `pauseAt`, print `PAUSED` after that many bytes and wait
 /// for a line on stdin. Bytes read are appended to outfile. Prints `SHORT n` when a body ends early (and
-/// stops), `OK` when every op completed.
+/// stops), `OK` when every op completed. A socket idle for 30 s counts as a short body, so an orphaned player
+/// never lingers.
 let playerScript = #"""
 import socket, sys
 host, port, path, outname = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
@@ -17,6 +18,7 @@ for op in sys.argv[5:]:
     pause = fields[2] if len(fields) > 2 else None
     s = socket.socket()
     s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16384)
+    s.settimeout(30)
     s.connect((host, port))
     s.sendall(("GET %s HTTP/1.1\r\nHost: player\r\nRange: bytes=%d-\r\nConnection: close\r\n\r\n" % (path, offset)).encode())
     buf = b""
@@ -36,7 +38,8 @@ for op in sys.argv[5:]:
     while len(got) < want:
         if pause is not None and len(got) >= pause:
             print("PAUSED", flush=True)
-            sys.stdin.readline()
+            if not sys.stdin.readline():
+                sys.exit(1)
             pause = None
         try:
             d = s.recv(min(16384, want - len(got)))

@@ -18,15 +18,14 @@ final class Collected: Sendable {
 }
 
 /// The embedded cloud (token auth) as origin, and a proxy in front of it that holds the token.
-final class ProxyFixture: @unchecked Sendable {
-    // @unchecked: `proxy` is replaced only by `restart()`, which tests call from one task at a time.
+final class ProxyFixture: Sendable {
     static let token = "origin-secret-\(UUID().uuidString.prefix(12))"
     let root: URL
     let cacheDir: URL
     let originLog = Collected()
     let proxyLog = Collected()
     let cloud: StorageServer
-    var proxy: StreamProxy
+    let proxy: StreamProxy
     let maxCacheSize: Int64
 
     init(token: String = ProxyFixture.token, maxCacheSize: Int64 = 1 << 30, window: Int64 = 256 * 1024) throws {

@@ -112,3 +112,61 @@ final class EmbeddedCloud: Sendable {
 final class PlainHandler: HTTPHandler {
     func head(_ request: HTTPRequest) -> HTTPHeadDecision { .respond(HTTPResponse(status: 200, headers: ["Allow": "GET, HEAD, OPTIONS"])) }
 }
+
+@Suite struct EmbeddedServerMoreTests {
+    func uploader(_ cloud: EmbeddedCloud, folder: String, dir: TempDir, options: UploadOptions = fastOptions()) async throws -> Uploader {
+        let remote = try await RemoteDiscovery(http: remoteHTTP(token: EmbeddedCloud.token)).discover(cloud.folder(folder))
+        return Uploader(remote: remote, store: ResumeStore(directory: dir.url.appendingPathComponent("state")), options: options)
+    }
+
+    @Test func changedSourceStartsOverAndSaysSo() async throws {
+        let cloud = try EmbeddedCloud(), dir = try TempDir()
+        let file = try dir.file("v.bin", count: 400_000, seed: 1)
+        let up = try await uploader(cloud, folder: "v/", dir: dir, options: fastOptions(partLength: 100_000))
+        let first = try await BlobUploadSource.file(file.path)
+        await #expect(throws: UploadError.self) { _ = try await up.start(StoppingSource(base: first, limit: 200_000), as: "v.bin").result() }
+        try Data(testBytes(400_000, seed: 2)).write(to: file)
+        let (result, events) = await runCollecting(up.start(try await BlobUploadSource.file(file.path), as: "v.bin"))
+        let done = try result.get()
+        #expect(done.resumedFrom == 0 && done.bytesSent == 400_000)
+        #expect(events.contains { $0.restartReason == "source changed since the last attempt; starting over" })
+        #expect(cloud.stored("v/v.bin") == testBytes(400_000, seed: 2))
+    }
+
+    @Test func batchRunsInParallelAndOneFailureStopsNoOther() async throws {
+        let cloud = try EmbeddedCloud(), dir = try TempDir()
+        let paths = try (0..<4).map { try dir.file("f\($0).bin", count: 120_000, seed: UInt64($0 + 10)).path }
+        let up = try await uploader(cloud, folder: "batch/", dir: dir)
+        var items = paths.map { p in UploadItem(label: p, name: URL(fileURLWithPath: p).lastPathComponent) { try await BlobUploadSource.file(p) } }
+        let missing = dir.url.appendingPathComponent("gone.bin").path
+        items.insert(UploadItem(label: missing, name: "gone.bin") { try await BlobUploadSource.file(missing) }, at: 1)
+        let running = Mutex((now: Set<Int>(), peak: 0))
+        let results = await up.uploadAll(items, jobs: 2) { index, event in
+            running.withLock { r in
+                switch event {
+                case .started: r.now.insert(index); r.peak = max(r.peak, r.now.count)
+                case .done, .failed, .skipped: r.now.remove(index)
+                default: break
+                }
+            }
+        }
+        #expect((1...2).contains(running.withLock { $0.peak }))
+        guard case let .failure(e) = results[1], case .sourceMissing = e else {
+            Issue.record("expected a missing-source failure, got \(results[1])")
+            return
+        }
+        for (i, p) in paths.enumerated() {
+            #expect(cloud.stored("batch/" + URL(fileURLWithPath: p).lastPathComponent) == testBytes(120_000, seed: UInt64(i + 10)))
+        }
+        #expect(results.filter { if case .success = $0 { return true }; return false }.count == 4)
+    }
+
+    @Test func destinationThatIsAFileIsRefused() async throws {
+        let cloud = try EmbeddedCloud()
+        try Data("x".utf8).write(to: cloud.root.appendingPathComponent("notes.txt"))
+        let url = cloud.folder("notes.txt")
+        await #expect { _ = try await RemoteDiscovery(http: remoteHTTP(token: EmbeddedCloud.token)).discover(url) } throws: { error in
+            "\(error)" == "\(url.absoluteString): is a file, not a folder"
+        }
+    }
+}

@@ -10,13 +10,16 @@ final class PythonServer {
     let process = Process()
     let port: Int
     let root: URL
+    private let lifeline = Pipe()
 
     init(script: String) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-peer-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         let out = Pipe()
+        // The peer exits when this pipe closes, so a test process that dies leaves no server behind.
+        process.standardInput = lifeline
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, root.path]
+        process.arguments = ["python3", "-c", Self.exitWithParent + script, root.path]
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -53,6 +56,12 @@ final class PythonServer {
         process.waitUntilExit()
         try? FileManager.default.removeItem(at: root)
     }
+
+    static let exitWithParent = """
+    import os, sys, threading
+    threading.Thread(target=lambda: (sys.stdin.read(), os._exit(0)), daemon=True).start()
+
+    """
 
     /// aiohttp-tus: tus 1.0 (creation, termination) on /files, finished uploads land in the root by file name.
     static let aiohttpTus = """

@@ -7,7 +7,8 @@
 #                                         the in-memory sink (BlobStreamBench sink: bodies counted, dropped)
 #
 # BlobInputStream is driven two ways: URLSession (httpBodyStream) and HTTPClient's CurlTransport (libcurl
-# pulling the stream through its read callback). Rounds are interleaved (ROUNDS, default 3) and the best
+# pulling the stream through its read callback); Foundation's own InputStream(fileAtPath:) through URLSession
+# is the control that tells URLSession's costs from the stream's. Rounds are interleaved (ROUNDS, default 3) and the best
 # time of each counts, since the machine is shared; peak RSS is the highest seen. Prints MiB/s, the ratio
 # to curl and peak RSS of each.
 set -euo pipefail
@@ -23,9 +24,9 @@ BIN=$(swift build -c release --show-bin-path)
 WORK=$(mktemp -d /var/tmp/blobstream-bench.XXXXXX)
 SERVER_PID=""
 cleanup() {
-    exec 3>&- 2>/dev/null || true
-    [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null
     rm -rf "$WORK"
+    exec 3>&- 2>/dev/null || true
+    if [ -n "$SERVER_PID" ]; then kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
 }
 trap cleanup EXIT
 
@@ -71,7 +72,7 @@ upload() {
 
 declare -A BEST RSS BASELINE
 for _ in $(seq "$ROUNDS"); do
-    for how in curl-T urlsession curl; do
+    for how in curl-T urlsession urlsession-control curl; do
         read -r secs rss < <(upload "$how")
         if [ -z "${BEST[$how]:-}" ] || awk -v a="$secs" -v b="${BEST[$how]}" 'BEGIN { exit !(a < b) }'; then
             BEST[$how]=$secs
@@ -82,16 +83,17 @@ done
 
 # The same processes uploading 4 KiB: what Swift, Foundation(Networking) and libcurl cost before any streaming.
 head -c 4096 /dev/urandom > "$WORK/tiny.bin"
-for how in urlsession curl; do
+for how in urlsession urlsession-control curl; do
     BASELINE[$how]=$("$BIN/BlobStreamBench" "$how" "$WORK/tiny.bin" "$BASE/tiny.bin" | awk '{ print $6 }')
 done
 rm -f "$WORK"/root/*.bin
 
 mibs() { awk -v b="$BYTES" -v s="$1" 'BEGIN { printf "%.1f", b / 1048576 / s }'; }
-for how in curl-T urlsession curl; do
+for how in curl-T urlsession urlsession-control curl; do
     case $how in
         curl-T) label="curl -T" ;;
         urlsession) label="BlobInputStream+URLSession" ;;
+        urlsession-control) label="Foundation stream+URLSession" ;;
         curl) label="BlobInputStream+CurlTransport" ;;
     esac
     ratio=$(awk -v a="${BEST[curl-T]}" -v b="${BEST[$how]}" 'BEGIN { printf "%.2f", a / b }')

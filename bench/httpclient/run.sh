@@ -9,10 +9,14 @@ ROUNDS=${2:-3}
 WORK=$(mktemp -d /dev/shm/httpclient-bench.XXXXXX)
 trap 'kill $(cat "$WORK/nginx.pid" 2>/dev/null) 2>/dev/null || true; rm -rf "$WORK"' EXIT
 
+scripts/deps.sh nginx curl bc
 swift build -c release --target HTTPClient >/dev/null
-swiftc -O -parse-as-library bench/httpclient/main.swift -module-name HTTPClientBench \
-    -I .build/release/Modules -Xcc -fmodule-map-file=Sources/CCurl/module.modulemap \
-    .build/release/HTTPClient.build/*.o .build/release/SkyliftCore.build/*.o -lcurl -o "$WORK/httpclient-bench"
+# The objects of the current sources only (a removed source file leaves its stale object behind).
+objects() { for m in "$@"; do python3 -c 'import json,sys; print("\n".join(v["object"] for k, v in json.load(open(sys.argv[1])).items() if k.endswith(".swift") and "object" in v))' ".build/release/$m.build/output-file-map.json"; done; }
+mapfile -t OBJECTS < <(objects HTTPClient SkyliftCore)
+swiftc -O -parse-as-library bench/httpclient/main.swift -module-name HTTPClientBench -I .build/release/Modules \
+    -Xcc -fmodule-map-file=Sources/CCurl/module.modulemap \
+    "${OBJECTS[@]}" -lcurl -o "$WORK/httpclient-bench"
 
 mkdir -p "$WORK/www/in" "$WORK/tmp"
 head -c $((SIZE_MIB << 20)) /dev/urandom > "$WORK/www/blob"

@@ -11,10 +11,16 @@ WORK=$(mktemp -d /tmp/s3-bench.XXXXXX)
 MOTO_PID=""
 trap '[ -n "$MOTO_PID" ] && kill "$MOTO_PID" 2>/dev/null; rm -rf "$WORK"' EXIT
 
+scripts/deps.sh curl bc
+scripts/pip-deps.sh
+python3 -m pip show -q awscli >/dev/null 2>&1 || python3 -m pip install -q --disable-pip-version-check awscli
 swift build -c release --target Remotes >/dev/null
+# The objects of the current sources only (a removed source file leaves its stale object behind).
+objects() { for m in "$@"; do python3 -c 'import json,sys; print("\n".join(v["object"] for k, v in json.load(open(sys.argv[1])).items() if k.endswith(".swift") and "object" in v))' ".build/release/$m.build/output-file-map.json"; done; }
+mapfile -t OBJECTS < <(objects Remotes BlobStream Hashing HTTPClient SkyliftCore)
 swiftc -O -parse-as-library bench/s3/main.swift -module-name S3Bench -I .build/release/Modules \
     -Xcc -fmodule-map-file=Sources/CCurl/module.modulemap -Xcc -fmodule-map-file=Sources/CCrypto/module.modulemap \
-    .build/release/{Remotes,BlobStream,Hashing,HTTPClient,SkyliftCore}.build/*.o -lcurl -lcrypto -o "$WORK/s3-bench"
+    "${OBJECTS[@]}" -lcurl -lcrypto -o "$WORK/s3-bench"
 
 head -c $((SIZE_MIB << 20)) /dev/urandom > "$WORK/blob"
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')

@@ -1,6 +1,7 @@
 // Uploads one file through BlobInputStream and reports throughput; bench/blobstream/run.sh drives it.
 //
 //   BlobStreamBench urlsession|curl FILE URL   prints `<transport> <bytes> <seconds> <MiB/s> <status> <peak RSS KiB>`
+//   BlobStreamBench urlsession-control FILE URL  the same URLSession upload from Foundation's InputStream(fileAtPath:)
 //   BlobStreamBench sink                       serves PUTs on 127.0.0.1 (bodies counted, then dropped),
 //                                              prints its base URL, runs until stdin closes
 import BlobStream
@@ -27,10 +28,11 @@ func peakRSSKiB() -> Int {
     return 0
 }
 
-func uploadWithURLSession(file: String, length: Int64, url: URL) async throws -> Int {
+/// `body` is the stream to send: a BlobInputStream, or Foundation's own file stream as the control.
+func uploadWithURLSession(file: String, length: Int64, url: URL, body: InputStream?) async throws -> Int {
     var request = URLRequest(url: url)
     request.httpMethod = "PUT"
-    request.httpBodyStream = BlobInputStream(source: FileSource(path: file), blockSize: blockSize)
+    request.httpBodyStream = body
     request.setValue(String(length), forHTTPHeaderField: "Content-Length")
     request.timeoutInterval = 600
     let session = URLSession(configuration: .ephemeral)
@@ -79,17 +81,21 @@ if args.count == 2, args[1] == "sink" {
     server.stop()
     exit(0)
 }
-guard args.count == 4, ["urlsession", "curl"].contains(args[1]), let url = URL(string: args[3]) else {
-    FileHandle.standardError.write(Data("usage: BlobStreamBench urlsession|curl FILE URL | BlobStreamBench sink\n".utf8))
+guard args.count == 4, ["urlsession", "urlsession-control", "curl"].contains(args[1]), let url = URL(string: args[3]) else {
+    FileHandle.standardError.write(Data("usage: BlobStreamBench urlsession|urlsession-control|curl FILE URL | BlobStreamBench sink\n".utf8))
     exit(2)
 }
 let file = args[2]
 do {
     let info = try await FileSource(path: file).open()
     let start = Date()
-    let status = args[1] == "curl"
-        ? try await uploadWithCurl(file: file, length: info.length, url: url)
-        : try await uploadWithURLSession(file: file, length: info.length, url: url)
+    let status = switch args[1] {
+    case "curl": try await uploadWithCurl(file: file, length: info.length, url: url)
+    case "urlsession-control": try await uploadWithURLSession(file: file, length: info.length, url: url,
+                                                              body: InputStream(fileAtPath: file))
+    default: try await uploadWithURLSession(file: file, length: info.length, url: url,
+                                            body: BlobInputStream(source: FileSource(path: file), blockSize: blockSize))
+    }
     let seconds = Date().timeIntervalSince(start)
     guard (200 ..< 300).contains(status) else { throw BenchFailure(description: "HTTP \(status) from \(url)") }
     let mib = Double(info.length) / 1_048_576 / seconds
