@@ -34,21 +34,26 @@ import Testing
         let bucket = try await s3.makeBucket()
         // 11 MiB in 5 MiB parts: three parts, the last one short.
         let (file, bytes) = try randomFile("clip.bin", bytes: 11 << 20)
-        let upload = try run(["upload", file.path, "--to", "s3://\(bucket)/raw/", "--part-size", "5M", "--s3-addressing", "path",
+        let (small, smallBytes) = try randomFile("note.txt", bytes: 70_000)
+        let upload = try run(["upload", file.path, small.path, "--to", "s3://\(bucket)/raw/", "--part-size", "5M", "--s3-addressing", "path",
                               "--state", dir.appendingPathComponent("state").path, "--json"])
         let (events, status) = upload.finish()
         #expect(status == 0, "\(upload.errorText)")
-        let done = try #require(events.first { $0["event"] as? String == "done" })
+        let done = try #require(events.first { $0["event"] as? String == "done" && $0["file"] as? String == file.path })
         #expect(done["destination"] as? String == "s3://\(bucket)/raw/clip.bin")
         #expect((done["etag"] as? String)?.hasSuffix("-3\"") == true)
+        // The small file went up in one PUT: its ETag is a plain MD5, not a multipart one ending in "-<parts>".
+        let smallDone = try #require(events.first { $0["event"] as? String == "done" && $0["file"] as? String == small.path })
+        #expect((smallDone["etag"] as? String)?.contains("-") == false)
+        #expect(try await s3.object(bucket, "raw/note.txt") == smallBytes)
         #expect(events.first { $0["event"] as? String == "started" }?["protocol"] as? String == "s3")
         #expect(try await s3.object(bucket, "raw/clip.bin") == bytes)
 
         // A second run finds the same object there and sends nothing.
-        let again = try run(["upload", file.path, "--to", "s3://\(bucket)/raw/", "--state", dir.appendingPathComponent("state").path, "--json"])
+        let again = try run(["upload", file.path, small.path, "--to", "s3://\(bucket)/raw/", "--state", dir.appendingPathComponent("state").path, "--json"])
         let (second, secondStatus) = again.finish()
         #expect(secondStatus == 0)
-        #expect(second.contains { $0["event"] as? String == "skipped" })
+        #expect(second.filter { $0["event"] as? String == "skipped" }.count == 2)
     }
 
     @Test func copyKilledMidwayResumesFromTheStoredParts() async throws {
@@ -88,7 +93,7 @@ import Testing
         let cloud = try StorageServer(configuration: StorageConfiguration(root: root, token: token), host: "127.0.0.1", port: 0)
         try cloud.start()
         defer { cloud.stop() }
-        let (_, bytes) = try randomFile("cloud/film.mp4", bytes: 6 << 20 + 123)
+        let (_, bytes) = try randomFile("cloud/film.mp4", bytes: 9 << 20 + 123)
 
         let fromHTTP = try run(["copy", "\(cloud.baseURL)/dav/film.mp4", "s3://\(bucket)/in/", "--source-header", "Authorization: Bearer \(token)",
                                 "--state", dir.appendingPathComponent("state").path, "--json"])
