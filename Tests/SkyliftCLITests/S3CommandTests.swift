@@ -123,9 +123,11 @@ import Testing
         // moto's signature check rejects correct signatures of keys with spaces or non-ASCII (see RemotesTests'
         // S3TestServer), so this key is plain; RemotesTests cover encoded keys on its lenient server.
         try await s3.client().putObject(bucket: bucket, key: "movies/trip-1.webm", body: .bytes(bytes))
+        // Credentials from a named profile in the shared credentials file, endpoint from --s3-endpoint.
         let proxy = try ProxyProcess(["--origin", "s3://\(bucket)/movies/", "--listen", "127.0.0.1:0", "--quiet",
+                                      "--s3-endpoint", s3.endpoint.absoluteString, "--s3-addressing", "path",
                                       "--cache-dir", dir.appendingPathComponent("cache").path],
-                                     environment: s3.environment(home: dir))
+                                     environment: try s3.profileEnvironment(home: dir))
         let base = try proxy.url()
         for (range, slice) in [("0-99", 0..<100), ("1048576-2097151", 1_048_576..<2_097_152), ("3145000-", 3_145_000..<bytes.count)] {
             #expect(try fetch(base + "/trip-1.webm", range: range) == Array(bytes[slice]), "range \(range)")

@@ -51,6 +51,16 @@ final class S3Endpoint: Sendable {
          "AWS_SECRET_ACCESS_KEY": secret ?? secretAccessKey, "AWS_ENDPOINT_URL": endpoint.absoluteString, "AWS_REGION": "us-east-1"]
     }
 
+    /// Credentials only through a profile in `home/.aws/credentials` (`AWS_PROFILE`), endpoint from none of
+    /// the environment: the command must be given `--s3-endpoint`.
+    func profileEnvironment(home: URL) throws -> [String: String] {
+        let aws = home.appendingPathComponent(".aws")
+        try FileManager.default.createDirectory(at: aws, withIntermediateDirectories: true)
+        try "[default]\naws_access_key_id = wrong\naws_secret_access_key = wrong\n\n[media]\naws_access_key_id = \(accessKeyID)\naws_secret_access_key = \(secretAccessKey)\n"
+            .write(to: aws.appendingPathComponent("credentials"), atomically: true, encoding: .utf8)
+        return ["PATH": "/usr/bin:/bin", "HOME": home.path, "AWS_PROFILE": "media"]
+    }
+
     func client() -> S3Client {
         S3Client(configuration: S3Configuration(endpoint: endpoint, credentials: S3Credentials(accessKeyID: accessKeyID, secretAccessKey: secretAccessKey),
                                                 addressing: .path),
