@@ -108,6 +108,13 @@ import Testing
         #expect((events.first { $0["event"] as? String == "done" }?["etag"] as? String)?.hasSuffix("-2\"") == true)
         #expect(try await s3.object(bucket, "archive/2026/film.mp4") == bytes)
 
+        // And back out of S3 into the http cloud.
+        let toHTTP = try run(["copy", "s3://\(bucket)/archive/2026/film.mp4", "\(cloud.baseURL)/dav/back/", "--token", token,
+                              "--state", dir.appendingPathComponent("state").path, "--json"])
+        let (_, httpStatus) = toHTTP.finish()
+        #expect(httpStatus == 0, "\(toHTTP.errorText)")
+        #expect(Array(try Data(contentsOf: root.appendingPathComponent("back/film.mp4"))) == bytes)
+
         // A missing source object fails with the S3 error named, and nothing is written.
         let missing = try run(["copy", "s3://\(bucket)/in/nothing.mp4", "s3://\(bucket)/archive/", "--state", dir.appendingPathComponent("state").path])
         let (_, missingStatus) = missing.finish()
