@@ -95,8 +95,8 @@ public enum WatchCommand: Command {
         }
 
         // S3 needs no discovery: the remote is built from the location and the AWS settings.
-        let s3Remote = try S3Settings.isS3(destination.absoluteString)
-            ? s3.remote(destination.absoluteString, transport: makeDefaultTransport(), context: context) : nil
+        let s3Remote = try arguments.value("--to").flatMap { S3Settings.isS3($0) ? $0 : nil }
+            .map { try s3.remote($0, transport: makeDefaultTransport(), environment: context.environment) }
         let agent: WatchAgent
         do {
             let uploader: EngineUploader

@@ -56,6 +56,28 @@ import Testing
         #expect(second.filter { $0["event"] as? String == "skipped" }.count == 2)
     }
 
+    @Test func prefixesAndNamesWithSpacesAndUnicodeAreTakenLiterally() async throws {
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let lenient = try S3Endpoint.lenient.get()
+        let bucket = try await lenient.makeBucket()
+        let (file, bytes) = try randomFile("é clip+1 %41.bin", bytes: 9 << 20)
+        let upload = try TransferProcess(["upload", file.path, "--to", "s3://\(bucket)/my dir ü/", "--part-size", "5M",
+                                          "--state", dir.appendingPathComponent("state").path, "--json"],
+                                         environment: lenient.environment(home: dir))
+        let (_, status) = upload.finish()
+        #expect(status == 0, "\(upload.errorText)")
+        #expect(try await lenient.client().listObjects(bucket: bucket).map(\.key) == ["my dir ü/é clip+1 %41.bin"])
+        #expect(try await lenient.object(bucket, "my dir ü/é clip+1 %41.bin") == bytes)
+
+        // The same key as a copy source.
+        let copy = try TransferProcess(["copy", "s3://\(bucket)/my dir ü/é clip+1 %41.bin", "s3://\(bucket)/out/",
+                                        "--state", dir.appendingPathComponent("state").path, "--json"],
+                                       environment: lenient.environment(home: dir))
+        let (_, copyStatus) = copy.finish()
+        #expect(copyStatus == 0, "\(copy.errorText)")
+        #expect(try await lenient.object(bucket, "out/é clip+1 %41.bin") == bytes)
+    }
+
     @Test func copyKilledMidwayResumesFromTheStoredParts() async throws {
         defer { try? FileManager.default.removeItem(at: dir) }
         let bucket = try await s3.makeBucket()
