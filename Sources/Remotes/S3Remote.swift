@@ -92,7 +92,11 @@ public struct S3Remote: Remote {
         }
     }
 
+    /// Objects up to this size go up in one PUT; larger ones as multipart uploads that resume part by part.
+    public static let singlePutLimit: Int64 = 8 << 20
+
     public func startWrite(_ name: String, length: Int64) async throws -> any RemoteWrite {
+        if length <= Self.singlePutLimit { return S3PutWrite(remote: self, name: name) }
         do {
             let id = try await client.createMultipartUpload(bucket: location.bucket, key: key(name),
                                                             contentType: MediaType.forPath(name))
@@ -103,6 +107,7 @@ public struct S3Remote: Remote {
     }
 
     public func resumeWrite(_ name: String, length: Int64, token: String) async throws -> (any RemoteWrite)? {
+        if token == S3PutWrite.token { return nil }
         let write = S3Write(remote: self, name: name, length: length, uploadId: token)
         do {
             _ = try await write.confirmedOffset()

@@ -10,7 +10,7 @@ public enum ProxyCommand: Command {
     public static let spec = CommandSpec(
         name: "proxy",
         summary: "play cloud media in any player through a local caching proxy",
-        usage: "proxy --origin URL [--header 'NAME: VALUE']... [--token TOKEN] [--listen HOST:PORT] [--cache-dir DIR] [--max-cache-size SIZE] [--drop-query NAME]... [--quiet]",
+        usage: "proxy --origin URL [--header 'NAME: VALUE']... [--token TOKEN] [--listen HOST:PORT] [--cache-dir DIR] [--max-cache-size SIZE] [--drop-query NAME]... [--quiet] [--s3-endpoint URL] [--s3-addressing MODE]",
         details: """
         Serve GET http://LISTEN/<path> from <origin>/<path>, adding the origin's headers
         (a token) so players that cannot send them can play the local URL. Byte ranges

@@ -36,8 +36,11 @@ struct S3Settings {
     /// `text` as an `s3://bucket/prefix/` destination URL, checked before any file is opened; S3 refuses parts
     /// below 5 MiB (all but the last), so a smaller `--part-size` is refused here too.
     static func destination(_ text: String, partLength: Int64, arguments: ParsedArguments, command: String, option: String) throws(UsageError) -> URL {
-        guard (try? S3Location(parsing: text)) != nil, let url = URL(string: text) else {
+        guard (try? S3Location(parsing: text)) != nil else {
             throw .badValue(command: command, option: option, value: text, expected: "s3://bucket/prefix/ with a valid bucket name")
+        }
+        guard let url = URL(string: text) else {
+            throw .badValue(command: command, option: option, value: text, expected: "s3://bucket/prefix/")
         }
         guard partLength >= S3Uploader.smallestPartSize else {
             throw .badValue(command: command, option: "--part-size", value: arguments.value("--part-size") ?? "",
@@ -53,11 +56,12 @@ struct S3Settings {
     /// Whether `text` names an S3 location.
     static func isS3(_ text: String) -> Bool { text.lowercased().hasPrefix("s3://") }
 
-    /// The remote for the `s3://bucket/prefix/` folder `text`; bad locations and settings become one-line failures.
-    func remote(_ text: String, transport: any HTTPTransport, context: CommandContext) throws -> S3Remote {
+    /// The remote for the `s3://bucket/prefix/` folder `text`, taken literally (not the URL made of it, whose
+    /// path is percent-encoded); bad locations and settings become one-line failures.
+    func remote(_ text: String, transport: any HTTPTransport, environment: [String: String]) throws -> S3Remote {
         do {
             return try S3Remote.resolve(text, endpoint: endpoint, addressing: addressing, transport: transport,
-                                        environment: context.environment, home: Self.home(context.environment))
+                                        environment: environment, home: Self.home(environment))
         } catch let error as S3Error {
             throw CommandFailure(error.description)
         }

@@ -14,6 +14,8 @@ struct TransferSettings {
     var options: UploadOptions
     /// Endpoint and addressing for `s3://` destinations and sources.
     var s3: S3Settings
+    /// The destination as given when it is `s3://`: keys are taken literally, never percent-decoded.
+    var s3Location: String?
     /// Where S3 credentials and settings are read from.
     var environment: [String: String]
 
@@ -55,6 +57,7 @@ struct TransferSettings {
             destination = httpURL
         } else {
             destination = try S3Settings.destination(raw, partLength: partLength, arguments: arguments, command: command, option: option)
+            s3Location = raw
             partLength = S3Settings.partLength(given: arguments.value("--part-size") == nil ? nil : partLength)
         }
         options = UploadOptions(force: arguments.flag("--force"), verify: arguments.flag("--verify"), partLength: partLength)
@@ -77,9 +80,11 @@ struct TransferSettings {
     func uploader(transport: any HTTPTransport) async throws -> Uploader {
         let http = RemoteHTTP(transport: transport, headers: headers)
         do {
-            let remote = try await RemoteDiscovery(http: http, partLength: options.partLength)
-                .discover(destination, s3Endpoint: s3.endpoint, s3Addressing: s3.addressing,
-                          environment: environment, home: S3Settings.home(environment))
+            let remote: any Remote = if let s3Location {
+                try s3.remote(s3Location, transport: transport, environment: environment)
+            } else {
+                try await RemoteDiscovery(http: http, partLength: options.partLength).discover(destination)
+            }
             return Uploader(remote: remote, store: ResumeStore(directory: state), options: options)
         } catch let e as RemoteError {
             throw CommandFailure(e.description)

@@ -13,7 +13,7 @@ public enum WatchCommand: Command {
     public static let spec = CommandSpec(
         name: "watch",
         summary: "upload every file of a folder once it has stopped changing",
-        usage: "watch DIR [--to URL] [--token TOKEN] [--settle SECONDS] [--max-wait SECONDS] [--ignore GLOB]... [--jobs N] [--state DIR] [--part-size SIZE] [--json] [--mirror-deletes]",
+        usage: "watch DIR [--to URL] [--token TOKEN] [--settle SECONDS] [--max-wait SECONDS] [--ignore GLOB]... [--jobs N] [--state DIR] [--part-size SIZE] [--json] [--mirror-deletes] [--s3-endpoint URL] [--s3-addressing MODE]",
         details: """
         Watch DIR (recursively) and upload each file once it has been quiet for --settle seconds
         and two checks of its size, mtime and inode agree; DIR/a/b.jpg goes to URL/a/b.jpg.
@@ -95,8 +95,8 @@ public enum WatchCommand: Command {
         }
 
         // S3 needs no discovery: the remote is built from the location and the AWS settings.
-        let s3Remote = try S3Settings.isS3(destination.absoluteString)
-            ? s3.remote(destination.absoluteString, transport: makeDefaultTransport(), context: context) : nil
+        let s3Remote = try arguments.value("--to").flatMap { S3Settings.isS3($0) ? $0 : nil }
+            .map { try s3.remote($0, transport: makeDefaultTransport(), environment: context.environment) }
         let agent: WatchAgent
         do {
             let uploader: EngineUploader

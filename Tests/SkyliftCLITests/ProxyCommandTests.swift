@@ -59,7 +59,7 @@ func fetch(_ url: String, range: String? = nil, extra: [String] = []) throws -> 
         let r = await runSkylift(["proxy", "--help"])
         #expect(r.status == 0)
         #expect(r.out == """
-        usage: skylift proxy --origin URL [--header 'NAME: VALUE']... [--token TOKEN] [--listen HOST:PORT] [--cache-dir DIR] [--max-cache-size SIZE] [--drop-query NAME]... [--quiet]
+        usage: skylift proxy --origin URL [--header 'NAME: VALUE']... [--token TOKEN] [--listen HOST:PORT] [--cache-dir DIR] [--max-cache-size SIZE] [--drop-query NAME]... [--quiet] [--s3-endpoint URL] [--s3-addressing MODE]
 
         Serve GET http://LISTEN/<path> from <origin>/<path>, adding the origin's headers
         (a token) so players that cannot send them can play the local URL. Byte ranges

@@ -34,21 +34,48 @@ import Testing
         let bucket = try await s3.makeBucket()
         // 11 MiB in 5 MiB parts: three parts, the last one short.
         let (file, bytes) = try randomFile("clip.bin", bytes: 11 << 20)
-        let upload = try run(["upload", file.path, "--to", "s3://\(bucket)/raw/", "--part-size", "5M", "--s3-addressing", "path",
+        let (small, smallBytes) = try randomFile("note.txt", bytes: 70_000)
+        let upload = try run(["upload", file.path, small.path, "--to", "s3://\(bucket)/raw/", "--part-size", "5M", "--s3-addressing", "path",
                               "--state", dir.appendingPathComponent("state").path, "--json"])
         let (events, status) = upload.finish()
         #expect(status == 0, "\(upload.errorText)")
-        let done = try #require(events.first { $0["event"] as? String == "done" })
+        let done = try #require(events.first { $0["event"] as? String == "done" && $0["file"] as? String == file.path })
         #expect(done["destination"] as? String == "s3://\(bucket)/raw/clip.bin")
         #expect((done["etag"] as? String)?.hasSuffix("-3\"") == true)
+        // The small file went up in one PUT: its ETag is a plain MD5, not a multipart one ending in "-<parts>".
+        let smallDone = try #require(events.first { $0["event"] as? String == "done" && $0["file"] as? String == small.path })
+        #expect((smallDone["etag"] as? String)?.contains("-") == false)
+        #expect(try await s3.object(bucket, "raw/note.txt") == smallBytes)
         #expect(events.first { $0["event"] as? String == "started" }?["protocol"] as? String == "s3")
         #expect(try await s3.object(bucket, "raw/clip.bin") == bytes)
 
         // A second run finds the same object there and sends nothing.
-        let again = try run(["upload", file.path, "--to", "s3://\(bucket)/raw/", "--state", dir.appendingPathComponent("state").path, "--json"])
+        let again = try run(["upload", file.path, small.path, "--to", "s3://\(bucket)/raw/", "--state", dir.appendingPathComponent("state").path, "--json"])
         let (second, secondStatus) = again.finish()
         #expect(secondStatus == 0)
-        #expect(second.contains { $0["event"] as? String == "skipped" })
+        #expect(second.filter { $0["event"] as? String == "skipped" }.count == 2)
+    }
+
+    @Test func prefixesAndNamesWithSpacesAndUnicodeAreTakenLiterally() async throws {
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let lenient = try S3Endpoint.lenient.get()
+        let bucket = try await lenient.makeBucket()
+        let (file, bytes) = try randomFile("é clip+1 %41.bin", bytes: 9 << 20)
+        let upload = try TransferProcess(["upload", file.path, "--to", "s3://\(bucket)/my dir ü/", "--part-size", "5M",
+                                          "--state", dir.appendingPathComponent("state").path, "--json"],
+                                         environment: lenient.environment(home: dir))
+        let (_, status) = upload.finish()
+        #expect(status == 0, "\(upload.errorText)")
+        #expect(try await lenient.client().listObjects(bucket: bucket).map(\.key) == ["my dir ü/é clip+1 %41.bin"])
+        #expect(try await lenient.object(bucket, "my dir ü/é clip+1 %41.bin") == bytes)
+
+        // The same key as a copy source.
+        let copy = try TransferProcess(["copy", "s3://\(bucket)/my dir ü/é clip+1 %41.bin", "s3://\(bucket)/out/",
+                                        "--state", dir.appendingPathComponent("state").path, "--json"],
+                                       environment: lenient.environment(home: dir))
+        let (_, copyStatus) = copy.finish()
+        #expect(copyStatus == 0, "\(copy.errorText)")
+        #expect(try await lenient.object(bucket, "out/é clip+1 %41.bin") == bytes)
     }
 
     @Test func copyKilledMidwayResumesFromTheStoredParts() async throws {
@@ -88,7 +115,7 @@ import Testing
         let cloud = try StorageServer(configuration: StorageConfiguration(root: root, token: token), host: "127.0.0.1", port: 0)
         try cloud.start()
         defer { cloud.stop() }
-        let (_, bytes) = try randomFile("cloud/film.mp4", bytes: 6 << 20 + 123)
+        let (_, bytes) = try randomFile("cloud/film.mp4", bytes: 9 << 20 + 123)
 
         let fromHTTP = try run(["copy", "\(cloud.baseURL)/dav/film.mp4", "s3://\(bucket)/in/", "--source-header", "Authorization: Bearer \(token)",
                                 "--state", dir.appendingPathComponent("state").path, "--json"])
@@ -102,6 +129,13 @@ import Testing
         #expect(s3Status == 0, "\(fromS3.errorText)")
         #expect((events.first { $0["event"] as? String == "done" }?["etag"] as? String)?.hasSuffix("-2\"") == true)
         #expect(try await s3.object(bucket, "archive/2026/film.mp4") == bytes)
+
+        // And back out of S3 into the http cloud.
+        let toHTTP = try run(["copy", "s3://\(bucket)/archive/2026/film.mp4", "\(cloud.baseURL)/dav/back/", "--token", token,
+                              "--state", dir.appendingPathComponent("state").path, "--json"])
+        let (_, httpStatus) = toHTTP.finish()
+        #expect(httpStatus == 0, "\(toHTTP.errorText)")
+        #expect(Array(try Data(contentsOf: root.appendingPathComponent("back/film.mp4"))) == bytes)
 
         // A missing source object fails with the S3 error named, and nothing is written.
         let missing = try run(["copy", "s3://\(bucket)/in/nothing.mp4", "s3://\(bucket)/archive/", "--state", dir.appendingPathComponent("state").path])
@@ -118,9 +152,11 @@ import Testing
         // moto's signature check rejects correct signatures of keys with spaces or non-ASCII (see RemotesTests'
         // S3TestServer), so this key is plain; RemotesTests cover encoded keys on its lenient server.
         try await s3.client().putObject(bucket: bucket, key: "movies/trip-1.webm", body: .bytes(bytes))
+        // Credentials from a named profile in the shared credentials file, endpoint from --s3-endpoint.
         let proxy = try ProxyProcess(["--origin", "s3://\(bucket)/movies/", "--listen", "127.0.0.1:0", "--quiet",
+                                      "--s3-endpoint", s3.endpoint.absoluteString, "--s3-addressing", "path",
                                       "--cache-dir", dir.appendingPathComponent("cache").path],
-                                     environment: s3.environment(home: dir))
+                                     environment: try s3.profileEnvironment(home: dir))
         let base = try proxy.url()
         for (range, slice) in [("0-99", 0..<100), ("1048576-2097151", 1_048_576..<2_097_152), ("3145000-", 3_145_000..<bytes.count)] {
             #expect(try fetch(base + "/trip-1.webm", range: range) == Array(bytes[slice]), "range \(range)")

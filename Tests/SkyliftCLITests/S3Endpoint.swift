@@ -8,25 +8,28 @@ import SkyliftCore
 /// or, with `SKYLIFT_S3_TEST_ENDPOINT` set, that endpoint with the usual AWS credentials from the environment.
 final class S3Endpoint: Sendable {
     /// Started on first use; Swift runs a static's initializer once, whichever thread asks first.
-    static let shared = Result { try S3Endpoint() }
+    static let shared = Result { try S3Endpoint(verifying: true) }
+    /// One that checks no signatures: moto's checker rejects correct signatures of keys with spaces or
+    /// non-ASCII characters (boto3's too), so tests of such keys use this one.
+    static let lenient = Result { try S3Endpoint(verifying: false) }
 
     let endpoint: URL
     let accessKeyID: String
     let secretAccessKey: String
     private let process: Process?
 
-    private init() throws {
+    private init(verifying: Bool) throws {
         let environment = ProcessInfo.processInfo.environment
         if let text = environment["SKYLIFT_S3_TEST_ENDPOINT"], let url = URL(string: text),
            let id = environment["AWS_ACCESS_KEY_ID"], let secret = environment["AWS_SECRET_ACCESS_KEY"] {
             (endpoint, accessKeyID, secretAccessKey, process) = (url, id, secret, nil)
             return
         }
-        // scripts/moto-s3.py: signatures checked; moto exits when its stdin closes.
+        // scripts/moto-s3.py; moto exits when its stdin closes.
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../scripts/moto-s3.py").standardizedFileURL
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path, "verifying"]
+        process.arguments = ["python3", script.path, verifying ? "verifying" : "lenient"]
         let output = Pipe()
         process.standardInput = Pipe()
         process.standardOutput = output
@@ -49,6 +52,16 @@ final class S3Endpoint: Sendable {
     func environment(home: URL, secret: String? = nil) -> [String: String] {
         ["PATH": "/usr/bin:/bin", "HOME": home.path, "AWS_ACCESS_KEY_ID": accessKeyID,
          "AWS_SECRET_ACCESS_KEY": secret ?? secretAccessKey, "AWS_ENDPOINT_URL": endpoint.absoluteString, "AWS_REGION": "us-east-1"]
+    }
+
+    /// Credentials only through a profile in `home/.aws/credentials` (`AWS_PROFILE`), endpoint from none of
+    /// the environment: the command must be given `--s3-endpoint`.
+    func profileEnvironment(home: URL) throws -> [String: String] {
+        let aws = home.appendingPathComponent(".aws")
+        try FileManager.default.createDirectory(at: aws, withIntermediateDirectories: true)
+        try "[default]\naws_access_key_id = wrong\naws_secret_access_key = wrong\n\n[media]\naws_access_key_id = \(accessKeyID)\naws_secret_access_key = \(secretAccessKey)\n"
+            .write(to: aws.appendingPathComponent("credentials"), atomically: true, encoding: .utf8)
+        return ["PATH": "/usr/bin:/bin", "HOME": home.path, "AWS_PROFILE": "media"]
     }
 
     func client() -> S3Client {

@@ -6,7 +6,7 @@ import Testing
         let r = await runSkylift(["upload", "--help"])
         #expect(r.status == 0)
         #expect(r.out == """
-        usage: skylift upload FILE... --to URL [--token TOKEN] [--header 'NAME: VALUE']... [--jobs N] [--state DIR] [--json] [--force] [--verify]
+        usage: skylift upload FILE... --to URL [--token TOKEN] [--header 'NAME: VALUE']... [--jobs N] [--state DIR] [--json] [--force] [--verify] [--s3-endpoint URL] [--s3-addressing MODE]
 
         Stream files to a cloud folder with no temporary copy. Skylift asks the folder URL
         (OPTIONS) what it speaks: tus when offered (resumable, per-part checksums), else WebDAV
@@ -42,7 +42,7 @@ import Testing
         let r = await runSkylift(["copy", "--help"])
         #expect(r.status == 0)
         #expect(r.out == """
-        usage: skylift copy SOURCE DEST [--source-header 'NAME: VALUE']... [--token TOKEN] [--header 'NAME: VALUE']... [--state DIR] [--json] [--force] [--verify]
+        usage: skylift copy SOURCE DEST [--source-header 'NAME: VALUE']... [--token TOKEN] [--header 'NAME: VALUE']... [--state DIR] [--json] [--force] [--verify] [--s3-endpoint URL] [--s3-addressing MODE]
 
         Copy SOURCE (a local path, an http(s) URL or s3://bucket/key, read with ranged GETs)
         into the folder DEST (as for upload: tus when offered, else WebDAV PUT; s3://bucket/prefix/

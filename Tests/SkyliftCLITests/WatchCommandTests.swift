@@ -99,7 +99,7 @@ final class RequestLog: Sendable {
         let r = await runSkylift(["watch", "--help"])
         #expect(r.status == 0)
         #expect(r.out == """
-        usage: skylift watch DIR [--to URL] [--token TOKEN] [--settle SECONDS] [--max-wait SECONDS] [--ignore GLOB]... [--jobs N] [--state DIR] [--part-size SIZE] [--json] [--mirror-deletes]
+        usage: skylift watch DIR [--to URL] [--token TOKEN] [--settle SECONDS] [--max-wait SECONDS] [--ignore GLOB]... [--jobs N] [--state DIR] [--part-size SIZE] [--json] [--mirror-deletes] [--s3-endpoint URL] [--s3-addressing MODE]
 
         Watch DIR (recursively) and upload each file once it has been quiet for --settle seconds
         and two checks of its size, mtime and inode agree; DIR/a/b.jpg goes to URL/a/b.jpg.
