@@ -88,6 +88,9 @@ import Testing
                                                   environment: ["AWS_ACCESS_KEY_ID": "K", "AWS_SECRET_ACCESS_KEY": "S"], home: home)
         let s3 = try #require(remote as? S3Remote)
         #expect(s3.location == S3Location(bucket: "media", prefix: "in/"))
+        let spaced = try await discovery.discover(URL(string: "s3://media/my%20dir%20%C3%BC/")!, s3Endpoint: URL(string: "http://127.0.0.1:9000"),
+                                                  environment: ["AWS_ACCESS_KEY_ID": "K", "AWS_SECRET_ACCESS_KEY": "S"], home: home)
+        #expect((spaced as? S3Remote)?.location == S3Location(bucket: "media", prefix: "my dir ü/"))
         await #expect(throws: S3Error.configuration("\"s3://Bad_Bucket!/\" has no valid bucket name (3–63 characters: a-z, 0-9, '.', '-')")) {
             _ = try await discovery.discover(URL(string: "s3://Bad_Bucket!/")!, s3Endpoint: nil,
                                              environment: ["AWS_ACCESS_KEY_ID": "K", "AWS_SECRET_ACCESS_KEY": "S"], home: home)
