@@ -64,7 +64,7 @@ import Testing
             try await Task.sleep(for: .milliseconds(100))
         }
         try handle.close()
-        await run.waitUntil { h.stored("live.log") == expected }
+        await run.waitUntil { h.stored("live.log") == expected && run.uploaded("live.log") >= 1 }
         #expect(run.events.all.contains { if case .settled(_, overdue: true) = $0 { true } else { false } })
         #expect(run.uploaded("live.log") >= 1)
         #expect(h.stored("live.log") == expected)
