@@ -44,6 +44,10 @@ public enum ProxyCommand: Command {
         }
         let s3 = try S3Settings(arguments, command: spec.name)
         let isS3 = S3Settings.isS3(originText)
+        if isS3, arguments.value("--token") != nil || !arguments.all("--header").isEmpty {
+            // They would collide with the SigV4 Authorization header and break signatures.
+            throw UsageError.invalid(command: spec.name, message: "options '--token' and '--header' cannot be used with an s3:// origin (requests are signed with the AWS credentials)")
+        }
         if isS3, (try? S3Location(parsing: originText)) == nil {
             throw UsageError.badValue(command: spec.name, option: "--origin", value: originText, expected: "s3://bucket/prefix/ with a valid bucket name")
         }
