@@ -25,7 +25,7 @@ import Testing
           --json                  print one JSON object per event instead of progress lines
           --force                 upload even when the destination already holds the same content
           --verify                read the object back (or use a server digest) and compare SHA-256
-          --part-size SIZE        largest tus PATCH body or S3 part (at least 5M), e.g. 16M (default: 64M)
+          --part-size SIZE        largest tus PATCH body, e.g. 16M (default: 64M), or S3 part (at least 5M; default: sized to the file)
           --s3-endpoint URL       S3 service for s3:// locations (default: $AWS_ENDPOINT_URL, else AWS)
           --s3-addressing MODE    path, virtual or auto: bucket in the URL path or host (default: auto)
           --help                  show this help and exit
@@ -58,7 +58,7 @@ import Testing
           --json                        print one JSON object per event instead of progress lines
           --force                       upload even when the destination already holds the same content
           --verify                      read the object back (or use a server digest) and compare SHA-256
-          --part-size SIZE              largest tus PATCH body or S3 part (at least 5M), e.g. 16M (default: 64M)
+          --part-size SIZE              largest tus PATCH body, e.g. 16M (default: 64M), or S3 part (at least 5M; default: sized to the file)
           --s3-endpoint URL             S3 service for s3:// locations (default: $AWS_ENDPOINT_URL, else AWS)
           --s3-addressing MODE          path, virtual or auto: bucket in the URL path or host (default: auto)
           --help                        show this help and exit
