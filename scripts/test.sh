@@ -8,6 +8,6 @@ cd "$(dirname "$0")/.."
 scripts/deps.sh curl litmus rclone ffmpeg
 scripts/pip-deps.sh
 swift build --build-tests
-# Serial: many tests block a thread on a child process or socket, and on a 2-core machine Swift Testing's
-# default parallel run starves the 2-thread cooperative pool until nothing moves.
+# Serial: many tests wait on child processes, sockets and settle windows, and on a 2-core machine the
+# cooperative pool has two threads; one test at a time keeps every wait meaningful (~2 minutes in all).
 exec swift test --skip-build --no-parallel "$@"

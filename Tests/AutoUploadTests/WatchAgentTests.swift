@@ -27,19 +27,22 @@ import Testing
 
     @Test func slowWriterIsUploadedOnceWhole() async throws {
         let h = try AgentHarness()
-        let run = try await h.startAgent(settle: 0.5)
+        // The settle window is ten times the writer's gap, and the writer runs on its own thread, so a busy
+        // machine cannot stretch a gap into a quiet period.
+        let run = try await h.startAgent(settle: 1.0)
         await run.waitUntil { run.events.all.contains { if case .scanned = $0 { true } else { false } } }
         let url = h.watched.appendingPathComponent("recording.wav")
         #expect(FileManager.default.createFile(atPath: url.path, contents: nil))
         let handle = try FileHandle(forWritingTo: url)
-        var expected: [UInt8] = []
-        for i in 0..<25 {
-            let chunk = bytes(2000, seed: UInt8(i))
-            try handle.write(contentsOf: Data(chunk))
-            expected += chunk
-            try await Task.sleep(for: .milliseconds(100))
+        let expected = (0..<25).flatMap { bytes(2000, seed: UInt8($0)) }
+        let written = await onOwnThread {
+            for i in 0..<25 {
+                guard (try? handle.write(contentsOf: Data(expected[i * 2000 ..< (i + 1) * 2000]))) != nil else { return false }
+                usleep(100_000)
+            }
+            return (try? handle.close()) != nil
         }
-        try handle.close()
+        #expect(written)
         await run.waitUntil { run.uploaded("recording.wav") == 1 }
         try await Task.sleep(for: .milliseconds(800))
         #expect(run.uploaded("recording.wav") == 1)
@@ -55,15 +58,17 @@ import Testing
         let url = h.watched.appendingPathComponent("live.log")
         #expect(FileManager.default.createFile(atPath: url.path, contents: nil))
         let handle = try FileHandle(forWritingTo: url)
-        var expected: [UInt8] = []
-        // Appends every 100 ms for 3 s: never quiet for the settle window.
-        for i in 0..<30 {
-            let line = Array("line \(i)\n".utf8)
-            try handle.write(contentsOf: Data(line))
-            expected += line
-            try await Task.sleep(for: .milliseconds(100))
+        let lines = (0..<30).map { Array("line \($0)\n".utf8) }
+        let expected = lines.flatMap { $0 }
+        // Appends every 100 ms for 3 s from its own thread: never quiet for the settle window.
+        let written = await onOwnThread {
+            for line in lines {
+                guard (try? handle.write(contentsOf: Data(line))) != nil else { return false }
+                usleep(100_000)
+            }
+            return (try? handle.close()) != nil
         }
-        try handle.close()
+        #expect(written)
         await run.waitUntil { h.stored("live.log") == expected && run.uploaded("live.log") >= 1 }
         #expect(run.events.all.contains { if case .settled(_, overdue: true) = $0 { true } else { false } })
         #expect(run.uploaded("live.log") >= 1)
@@ -182,5 +187,12 @@ import Testing
                                                                        given: h.watched.standardizedFileURL.path)) {
             _ = try await h.startAgent()
         }
+    }
+}
+
+/// Runs blocking work on a dedicated thread, away from the cooperative pool whose stalls would distort its timing.
+func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(returning: body()) }
     }
 }

@@ -32,18 +32,24 @@ import Testing
     }
 
     @Test func slowWriterIsReportedOnceWhole() async throws {
-        let h = try WatchHarness(settle: 0.5)
+        let h = try WatchHarness(settle: 1.0)
         _ = await h.ready()
         let path = h.url("slow.bin").path
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         #expect(fd >= 0)
-        let chunk = [UInt8](repeating: 0x5a, count: 4096)
-        // Appends for about three seconds with gaps well under the settle window.
-        for _ in 0..<30 {
-            _ = chunk.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            await h.pause(0.1)
+        // Appends for about three seconds with gaps a tenth of the settle window, from its own thread so a
+        // busy cooperative pool cannot stretch a gap into a quiet period.
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread {
+                let chunk = [UInt8](repeating: 0x5a, count: 4096)
+                for _ in 0..<30 {
+                    _ = chunk.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+                    usleep(100_000)
+                }
+                close(fd)
+                done.resume()
+            }
         }
-        close(fd)
         let total = Int64(30 * 4096)
         await h.waitUntil { _ in !h.settled("slow.bin").isEmpty }
         await h.pause(1.5)  // time for a wrong second report to show up
@@ -60,11 +66,15 @@ import Testing
         _ = await h.ready()
         #expect(FileManager.default.createFile(atPath: h.url("live.log").path, contents: nil))
         let handle = try FileHandle(forWritingTo: h.url("live.log"))
-        for _ in 0..<25 {
-            try handle.write(contentsOf: Data(repeating: 1, count: 100))
-            await h.pause(0.1)
+        // Writes every 100 ms from its own thread: gaps far below the settle window even on a busy machine.
+        let written = await onOwnThread {
+            for _ in 0..<25 {
+                guard (try? handle.write(contentsOf: Data(repeating: 1, count: 100))) != nil else { return false }
+                usleep(100_000)
+            }
+            return (try? handle.close()) != nil
         }
-        try handle.close()
+        #expect(written)
         await h.waitUntil { _ in !h.settled("live.log").isEmpty }
         let overdue = h.events.compactMap { if case let .overdue(s) = $0 { s } else { nil } }
         #expect(!overdue.isEmpty)
@@ -291,3 +301,10 @@ final class LimitedBackend: WatchBackend {
     func setPaused(_ paused: Bool) { real.setPaused(paused) }
 }
 #endif
+
+/// Runs blocking work on a dedicated thread, away from the cooperative pool whose stalls would distort its timing.
+func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(returning: body()) }
+    }
+}
