@@ -9,7 +9,7 @@ public enum CopyCommand: Command {
     public static let spec = CommandSpec(
         name: "copy",
         summary: "stream a file, an http(s) or an s3:// object into a cloud folder, with no local copy",
-        usage: "copy SOURCE DEST [--source-header 'NAME: VALUE']... [--token TOKEN] [--header 'NAME: VALUE']... [--state DIR] [--json] [--force] [--verify] [--s3-endpoint URL] [--s3-addressing MODE]",
+        usage: "copy SOURCE DEST [--source-header 'NAME: VALUE']... [--token TOKEN] [--header 'NAME: VALUE']... [--state DIR] [--json] [--force] [--verify] [--cancel] [--s3-endpoint URL] [--s3-addressing MODE]",
         details: """
         Copy SOURCE (a local path, an http(s) URL or s3://bucket/key, read with ranged GETs)
         into the folder DEST (as for upload: tus when offered, else WebDAV PUT; s3://bucket/prefix/
@@ -18,6 +18,7 @@ public enum CopyCommand: Command {
         """,
         options: [
             OptionSpec("--source-header", "'NAME: VALUE'", help: "send this header with every request to SOURCE", repeatable: true),
+            OptionSpec("--cancel", help: "abort the unfinished copy of SOURCE to DEST instead of copying"),
         ] + TransferSettings.optionSpecs,
         positionals: 2...2,
         examples: [
@@ -31,6 +32,19 @@ public enum CopyCommand: Command {
         let settings = try TransferSettings(arguments, destination: dest, context: context, command: spec.name)
         let transport = makeDefaultTransport()
         let sourceHeaders = try TransferSettings.headers(arguments.all("--source-header"), option: "--source-header", command: spec.name)
+        if arguments.flag("--cancel") {
+            let target: (label: String, source: String, name: String)
+            if S3Settings.isS3(source) {
+                let (url, name) = try S3Settings.objectURL(source, command: spec.name, option: "SOURCE")
+                target = (source, url.redactedString, name)
+            } else if let url = URL(string: source), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" {
+                target = (url.redactedString, url.redactedString, url.lastPathComponent)
+            } else {
+                target = (source, URL(fileURLWithPath: source).standardizedFileURL.path, URL(fileURLWithPath: source).lastPathComponent)
+            }
+            let uploader = try await settings.uploader(transport: transport)
+            return await UploadCommand.abandon([target], uploader: uploader, context: context, command: spec.name)
+        }
         let item: UploadItem
         if S3Settings.isS3(source) {
             // Signed ranged GETs; HTTPSource pins the object with If-Match on its ETag.

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPClient
+import Remotes
 import Uploads
 
 /// `skylift upload FILE... --to URL`: resumable streaming uploads over tus or WebDAV.
@@ -7,7 +8,7 @@ public enum UploadCommand: Command {
     public static let spec = CommandSpec(
         name: "upload",
         summary: "upload files to a cloud folder, resumably (tus, WebDAV or S3)",
-        usage: "upload FILE... --to URL [--token TOKEN] [--header 'NAME: VALUE']... [--jobs N] [--state DIR] [--json] [--force] [--verify] [--s3-endpoint URL] [--s3-addressing MODE]",
+        usage: "upload FILE... --to URL [--token TOKEN] [--header 'NAME: VALUE']... [--jobs N] [--state DIR] [--json] [--force] [--verify] [--cancel] [--s3-endpoint URL] [--s3-addressing MODE]",
         details: """
         Stream files to a cloud folder with no temporary copy. Skylift asks the folder URL
         (OPTIONS) what it speaks: tus when offered (resumable, per-part checksums), else WebDAV
@@ -15,11 +16,14 @@ public enum UploadCommand: Command {
         uploads (credentials from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or AWS_PROFILE, endpoint
         from --s3-endpoint or AWS_ENDPOINT_URL). Resume state is written before the first byte;
         running the same command again after a crash continues from the server's offset.
-        Exits 0 only when the server confirmed every file.
+        Exits 0 only when the server confirmed every file. --cancel gives up unfinished uploads
+        instead: the server's partial upload is removed (tus DELETE, S3 AbortMultipartUpload)
+        and the resume state forgotten.
         """,
         options: [
             OptionSpec("--to", "URL", help: "destination folder URL or s3://bucket/prefix/ (required)"),
             OptionSpec("--jobs", "N", help: "files uploaded at once (default: 2)"),
+            OptionSpec("--cancel", help: "abort the unfinished uploads of FILE... to --to instead of uploading"),
         ] + TransferSettings.optionSpecs,
         positionals: 1...Int.max,
         examples: [
@@ -34,6 +38,9 @@ public enum UploadCommand: Command {
         }
         let settings = try TransferSettings(arguments, destination: to, context: context, command: spec.name)
         let transport = makeDefaultTransport()
+        if arguments.flag("--cancel") {
+            return try await cancel(arguments.positionals, uploader: settings.uploader(transport: transport), context: context)
+        }
         let items = arguments.positionals.map { path in
             let name = URL(fileURLWithPath: path).lastPathComponent
             return UploadItem(label: path, name: name) { try await BlobUploadSource.file(path) }
@@ -54,5 +61,37 @@ public enum UploadCommand: Command {
         }
         let uploader = try await settings.uploader(transport: transport)
         return await TransferSettings.run(items, with: uploader, jobs: settings.jobs, json: settings.json, context: context, command: spec.name)
+    }
+
+    /// `--cancel`: abandons each file's recorded upload; the files themselves need not exist any more.
+    static func cancel(_ paths: [String], uploader: Uploader, context: CommandContext) async throws -> Int32 {
+        let targets = paths.map { path in
+            (label: path, source: URL(fileURLWithPath: path).standardizedFileURL.path, name: URL(fileURLWithPath: path).lastPathComponent)
+        }
+        return await abandon(targets, uploader: uploader, context: context, command: spec.name)
+    }
+
+    /// Abandons each recorded upload of `source` to `name`, one line per target; 1 when any could not be cancelled.
+    static func abandon(_ targets: [(label: String, source: String, name: String)], uploader: Uploader,
+                        context: CommandContext, command: String) async -> Int32 {
+        var failed = false
+        for target in targets {
+            let destination = RemotePath.url(target.name, in: uploader.remote.folderURL).absoluteString
+            let what = "\(target.label) → \(destination)"
+            do {
+                switch try await uploader.abandon(source: target.source, as: target.name) {
+                case let .aborted(confirmed):
+                    context.output.line("cancelled \(what): removed \(confirmed) bytes from the server")
+                case .forgotten:
+                    context.output.line("cancelled \(what): the server no longer held it; resume state removed")
+                case .nothingRecorded:
+                    context.output.line("nothing to cancel for \(what)")
+                }
+            } catch {
+                failed = true
+                context.errors.line("skylift \(command): cannot cancel \(what): \(error)")
+            }
+        }
+        return failed ? 1 : 0
     }
 }

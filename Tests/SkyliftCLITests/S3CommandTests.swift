@@ -106,6 +106,37 @@ import Testing
         #expect(try await s3.object(bucket, "raw/long.bin") == bytes)
     }
 
+    @Test func cancelAbortsAKilledCopysMultipartUpload() async throws {
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let bucket = try await s3.makeBucket()
+        let bytes = try randomFile("gated.bin", bytes: 16 << 20).1
+        let source = GatedSource(bytes: bytes, gate: 10 << 20)
+        let server = HTTPServer(configuration: .init(), handler: source)
+        try server.start()
+        defer { source.open(); server.stop() }
+        let args = ["copy", server.baseURL + "/gated.bin", "s3://\(bucket)/raw/", "--part-size", "5M",
+                    "--state", dir.appendingPathComponent("state").path]
+        let first = try run(args + ["--json"])
+        #expect(source.waitUntilHeld(timeout: 20))
+        first.kill9()
+        source.open()
+
+        let cancel = try run(args + ["--cancel"])
+        let out = String(decoding: cancel.stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        cancel.process.waitUntilExit()
+        #expect(cancel.process.terminationStatus == 0, "\(cancel.errorText)")
+        #expect(out.hasPrefix("cancelled \(server.baseURL)/gated.bin → s3://\(bucket)/raw/gated.bin: removed "))
+        #expect(!out.hasSuffix("removed 0 bytes from the server\n"))
+
+        // With the multipart upload and its record gone, the next copy starts from byte 0.
+        let again = try run(args + ["--json"])
+        let (events, status) = again.finish()
+        #expect(status == 0, "\(again.errorText)")
+        #expect(!events.contains { $0["event"] as? String == "resumed" })
+        #expect(events.first { $0["event"] as? String == "done" }?["sent"] as? Int == bytes.count)
+        #expect(try await s3.object(bucket, "raw/gated.bin") == bytes)
+    }
+
     @Test func copyGoesFromHTTPToS3AndFromS3ToS3() async throws {
         defer { try? FileManager.default.removeItem(at: dir) }
         let bucket = try await s3.makeBucket()

@@ -6,7 +6,7 @@ import Testing
         let r = await runSkylift(["upload", "--help"])
         #expect(r.status == 0)
         #expect(r.out == """
-        usage: skylift upload FILE... --to URL [--token TOKEN] [--header 'NAME: VALUE']... [--jobs N] [--state DIR] [--json] [--force] [--verify] [--s3-endpoint URL] [--s3-addressing MODE]
+        usage: skylift upload FILE... --to URL [--token TOKEN] [--header 'NAME: VALUE']... [--jobs N] [--state DIR] [--json] [--force] [--verify] [--cancel] [--s3-endpoint URL] [--s3-addressing MODE]
 
         Stream files to a cloud folder with no temporary copy. Skylift asks the folder URL
         (OPTIONS) what it speaks: tus when offered (resumable, per-part checksums), else WebDAV
@@ -14,11 +14,14 @@ import Testing
         uploads (credentials from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or AWS_PROFILE, endpoint
         from --s3-endpoint or AWS_ENDPOINT_URL). Resume state is written before the first byte;
         running the same command again after a crash continues from the server's offset.
-        Exits 0 only when the server confirmed every file.
+        Exits 0 only when the server confirmed every file. --cancel gives up unfinished uploads
+        instead: the server's partial upload is removed (tus DELETE, S3 AbortMultipartUpload)
+        and the resume state forgotten.
 
         options:
           --to URL                destination folder URL or s3://bucket/prefix/ (required)
           --jobs N                files uploaded at once (default: 2)
+          --cancel                abort the unfinished uploads of FILE... to --to instead of uploading
           --token TOKEN           send 'Authorization: Bearer TOKEN' (default: $SKYLIFT_TOKEN)
           --header 'NAME: VALUE'  send this header with every request to the destination (repeatable)
           --state DIR             resume state (default: $XDG_STATE_HOME/skylift)
@@ -42,7 +45,7 @@ import Testing
         let r = await runSkylift(["copy", "--help"])
         #expect(r.status == 0)
         #expect(r.out == """
-        usage: skylift copy SOURCE DEST [--source-header 'NAME: VALUE']... [--token TOKEN] [--header 'NAME: VALUE']... [--state DIR] [--json] [--force] [--verify] [--s3-endpoint URL] [--s3-addressing MODE]
+        usage: skylift copy SOURCE DEST [--source-header 'NAME: VALUE']... [--token TOKEN] [--header 'NAME: VALUE']... [--state DIR] [--json] [--force] [--verify] [--cancel] [--s3-endpoint URL] [--s3-addressing MODE]
 
         Copy SOURCE (a local path, an http(s) URL or s3://bucket/key, read with ranged GETs)
         into the folder DEST (as for upload: tus when offered, else WebDAV PUT; s3://bucket/prefix/
@@ -52,6 +55,7 @@ import Testing
         options:
           --source-header 'NAME: VALUE'
                                         send this header with every request to SOURCE (repeatable)
+          --cancel                      abort the unfinished copy of SOURCE to DEST instead of copying
           --token TOKEN                 send 'Authorization: Bearer TOKEN' (default: $SKYLIFT_TOKEN)
           --header 'NAME: VALUE'        send this header with every request to the destination (repeatable)
           --state DIR                   resume state (default: $XDG_STATE_HOME/skylift)

@@ -1,0 +1,33 @@
+import Foundation
+import Remotes
+
+/// What ``Uploader/abandon(source:as:)`` found and did.
+public enum AbandonOutcome: Sendable, Equatable {
+    /// The server's unfinished upload was aborted (tus termination, S3 AbortMultipartUpload) and the resume
+    /// record removed; the server had confirmed `confirmed` bytes of it.
+    case aborted(confirmed: Int64)
+    /// A record existed but the server no longer holds a resumable upload for it; the record was removed.
+    case forgotten
+    /// No unfinished upload of this source to this name is recorded.
+    case nothingRecorded
+}
+
+extension Uploader {
+    /// Gives up the unfinished upload of `source` (the source name as recorded: an absolute path or a URL) to
+    /// `name`, so that neither the server nor the resume state keeps its parts. A later upload starts afresh.
+    public func abandon(source: String, as name: String) async throws -> AbandonOutcome {
+        let destination = RemotePath.url(name, in: remote.folderURL).absoluteString
+        guard let record = store.load(source: source, destination: destination), !record.completed else {
+            return .nothingRecorded
+        }
+        guard let token = record.token,
+              let write = try await remote.resumeWrite(name, length: record.length, token: token) else {
+            store.remove(source: source, destination: destination)
+            return .forgotten
+        }
+        let confirmed = (try? await write.confirmedOffset()) ?? record.confirmedOffset
+        try await write.abort()
+        store.remove(source: source, destination: destination)
+        return .aborted(confirmed: confirmed)
+    }
+}
