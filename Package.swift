@@ -39,11 +39,11 @@ let package = Package(
         .target(name: "HTTPClient", dependencies: ["SkyliftCore", "CCurl"]),
         .target(name: "BlobStream", dependencies: ["SkyliftCore", "Hashing", "HTTPClient"]),
         .target(name: "Remotes", dependencies: ["SkyliftCore", "BlobStream", "Hashing", "HTTPClient"]),
-        .target(name: "Uploads", dependencies: ["Remotes", "BlobStream", "SkyliftCore", "Hashing"]),
+        .target(name: "Uploads", dependencies: ["Remotes", "BlobStream", "HTTPClient", "SkyliftCore", "Hashing"]),
         .target(name: "RangeCache", dependencies: ["SkyliftCore", "HTTPClient", "Hashing"]),
         .target(name: "StreamProxy", dependencies: ["HTTPServer", "RangeCache", "SkyliftCore"]),
         .target(name: "FolderWatch", dependencies: ["SkyliftCore"]),
-        .target(name: "AutoUpload", dependencies: ["FolderWatch", "Uploads", "CSQLite", "SkyliftCore"]),
+        .target(name: "AutoUpload", dependencies: ["FolderWatch", "Uploads", "Remotes", "HTTPClient", "CSQLite", "SkyliftCore"]),
         .target(name: "SkyliftCLI", dependencies: [
             "SkyliftCore", "StorageServer", "BlobStream", "Remotes", "Uploads",
             "RangeCache", "StreamProxy", "FolderWatch", "AutoUpload",

@@ -20,32 +20,9 @@ public enum ServerDigest {
         if let oc = headers["OC-Checksum"] {
             for item in oc.split(separator: " ") {
                 let kv = item.split(separator: ":", maxSplits: 1)
-                if kv.count == 2, kv[0].uppercased() == "SHA256", let bytes = hexBytes(String(kv[1])), bytes.count == 32 { return bytes }
+                if kv.count == 2, kv[0].uppercased() == "SHA256", let bytes = Hex.bytes(String(kv[1])), bytes.count == 32 { return bytes }
             }
         }
         return nil
-    }
-
-    static func hexBytes(_ hex: String) -> [UInt8]? {
-        let chars = Array(hex.utf8)
-        guard chars.count % 2 == 0 else { return nil }
-        var out: [UInt8] = []
-        out.reserveCapacity(chars.count / 2)
-        var i = 0
-        while i < chars.count {
-            guard let hi = nibble(chars[i]), let lo = nibble(chars[i + 1]) else { return nil }
-            out.append(hi << 4 | lo)
-            i += 2
-        }
-        return out
-    }
-
-    private static func nibble(_ c: UInt8) -> UInt8? {
-        switch c {
-        case 48...57: c - 48
-        case 97...102: c - 87
-        case 65...70: c - 55
-        default: nil
-        }
     }
 }

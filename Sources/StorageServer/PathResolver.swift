@@ -1,4 +1,5 @@
 import Foundation
+import SkyliftCore
 
 /// Why a request path was refused, with the HTTP status it maps to.
 enum PathRefusal: Error, Equatable {
@@ -114,18 +115,9 @@ struct PathResolver: Sendable {
         var it = Array(s.utf8)[...]
         while let b = it.popFirst() {
             guard b == UInt8(ascii: "%") else { out.append(b); continue }
-            guard let h = it.popFirst().flatMap(hexValue), let l = it.popFirst().flatMap(hexValue) else { return nil }
+            guard let h = it.popFirst().flatMap(Hex.value), let l = it.popFirst().flatMap(Hex.value) else { return nil }
             out.append(h << 4 | l)
         }
         return out
-    }
-
-    private static func hexValue(_ c: UInt8) -> UInt8? {
-        switch c {
-        case 48...57: c - 48
-        case 65...70: c - 55
-        case 97...102: c - 87
-        default: nil
-        }
     }
 }

@@ -1,0 +1,25 @@
+/// Hexadecimal digits in ASCII bytes, as percent-escapes and hex digests carry them.
+public enum Hex {
+    /// The value of one hex digit (`0-9`, `a-f`, `A-F`), or nil.
+    public static func value(of digit: UInt8) -> UInt8? {
+        switch digit {
+        case 48...57: digit - 48
+        case 65...70: digit - 55
+        case 97...102: digit - 87
+        default: nil
+        }
+    }
+
+    /// The bytes an even-length string of hex digits spells, or nil when it is not one.
+    public static func bytes(_ hex: String) -> [UInt8]? {
+        let digits = Array(hex.utf8)
+        guard digits.count % 2 == 0 else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(digits.count / 2)
+        for i in stride(from: 0, to: digits.count, by: 2) {
+            guard let hi = value(of: digits[i]), let lo = value(of: digits[i + 1]) else { return nil }
+            out.append(hi << 4 | lo)
+        }
+        return out
+    }
+}

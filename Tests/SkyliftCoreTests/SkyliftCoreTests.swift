@@ -1,0 +1,87 @@
+import Foundation
+import SkyliftCore
+import Testing
+
+@Suite struct RangeHeaderTests {
+    @Test func parsesAndResolvesEveryForm() throws {
+        let h = try #require(RangeHeader("bytes=0-99, 200-, -50"))
+        #expect(h.specs == [.bounded(first: 0, last: 99), .from(first: 200), .suffix(length: 50)])
+        #expect(h.resolve(length: 1000) == .satisfiable([
+            ByteRange(offset: 0, length: 100), ByteRange(offset: 200, length: 800), ByteRange(offset: 950, length: 50),
+        ]))
+        #expect(h.headerValue == "bytes=0-99,200-,-50")
+        // A last byte past the end is clamped; a suffix longer than the file is the whole file.
+        #expect(RangeHeader("bytes=5-999")?.resolve(length: 10) == .satisfiable([ByteRange(offset: 5, length: 5)]))
+        #expect(RangeHeader("bytes=-99")?.resolve(length: 10) == .satisfiable([ByteRange(offset: 0, length: 10)]))
+    }
+
+    @Test func unsatisfiableAndInvalid() {
+        #expect(RangeHeader("bytes=10-")?.resolve(length: 10) == .unsatisfiable)
+        #expect(RangeHeader("bytes=-0")?.resolve(length: 10) == .unsatisfiable)
+        #expect(RangeHeader("bytes=0-0")?.resolve(length: 0) == .unsatisfiable)
+        for bad in ["items=0-1", "bytes=", "bytes=5-1", "bytes=a-b", "bytes=+1-2", "bytes=1", "0-1"] {
+            #expect(RangeHeader(bad) == nil, "\(bad)")
+        }
+    }
+}
+
+@Suite struct ValueTypeTests {
+    @Test func httpDateRoundTrip() throws {
+        let date = Date(timeIntervalSince1970: 784_111_777)
+        #expect(HTTPDate.format(date) == "Sun, 06 Nov 1994 08:49:37 GMT")
+        #expect(HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT") == date)
+        #expect(HTTPDate.format(Date(timeIntervalSince1970: 951_782_400)) == "Tue, 29 Feb 2000 00:00:00 GMT")
+        for t in stride(from: -86_400 * 400, to: 4_102_444_800, by: 7_777_777) {
+            let d = Date(timeIntervalSince1970: TimeInterval(t))
+            #expect(HTTPDate.parse(HTTPDate.format(d)) == d)
+        }
+        #expect(HTTPDate.parse("Sunday, 06-Nov-94 08:49:37 GMT") == nil)
+        #expect(HTTPDate.parse("Sun, 32 Nov 1994 08:49:37 GMT") == nil)
+    }
+
+    @Test func entityTags() {
+        #expect(EntityTag.parseList("*") == nil)
+        #expect(EntityTag.parseList(#""a", W/"b,c" ,"d""#) == [#""a""#, #"W/"b,c""#, #""d""#])
+        #expect(EntityTag.strongMatch(#""a""#, #""a""#))
+        #expect(!EntityTag.strongMatch(#"W/"a""#, #""a""#))
+        #expect(EntityTag.weakMatch(#"W/"a""#, #""a""#))
+    }
+
+    @Test func byteCounts() {
+        #expect(ByteCount.parse("2G") == 2 << 30)
+        #expect(ByteCount.parse("512MiB") == 512 << 20)
+        #expect(ByteCount.parse("1.5k") == 1536)
+        #expect(ByteCount.parse("17") == 17)
+        for bad in ["", "G", "-1M", "12X", "nan"] { #expect(ByteCount.parse(bad) == nil, "\(bad)") }
+        #expect(ByteCount.format(17) == "17 B")
+        #expect(ByteCount.format(1536) == "1.5 KiB")
+    }
+
+    @Test func hexDigits() {
+        #expect(Hex.bytes("00ff7Fa0") == [0x00, 0xff, 0x7f, 0xa0])
+        #expect(Hex.bytes("") == [])
+        #expect(Hex.bytes("abc") == nil)
+        #expect(Hex.bytes("zz") == nil)
+        #expect(Hex.value(of: UInt8(ascii: "g")) == nil)
+    }
+
+    @Test func retryDelaysGrowAndStayBounded() {
+        let p = RetryPolicy(maxAttempts: 4, baseDelay: 1, maxDelay: 5)
+        #expect(p.delay(beforeRetry: 1, random: 1) == 1)
+        #expect(p.delay(beforeRetry: 3, random: 1) == 4)
+        #expect(p.delay(beforeRetry: 9, random: 1) == 5)
+        #expect(p.delay(beforeRetry: 3, random: 0) == 2)
+        #expect(p.allowsAnother(after: 3) && !p.allowsAnother(after: 4))
+    }
+
+    @Test func headersAreCaseInsensitiveAndDescriptionHidesValues() {
+        var h: HTTPHeaders = ["Authorization": "Bearer secret", "X-A": "1"]
+        h.add("x-a", "2")
+        #expect(h["x-a"] == "1" && h.values("X-A") == ["1", "2"])
+        h.set("X-A", "3")
+        #expect(h.values("x-a") == ["3"])
+        #expect(!h.description.contains("secret"))
+        #expect(MediaType.forPath("a/b.MP4") == "video/mp4")
+        #expect(MediaType.forPath("dir.d/noext") == "application/octet-stream")
+    }
+}
