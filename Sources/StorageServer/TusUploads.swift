@@ -55,33 +55,62 @@ final class TusUploads: Sendable {
         let parts = request.path.split(separator: "/")
         guard parts.count == 2, TusUpload.isValidID(parts[1]) else { return .respond(Self.tusResponse(404, "no such upload")) }
         let upload = upload(String(parts[1]))
-        guard let info = upload.loadInfo(), let offset = upload.offset else { return .respond(Self.tusResponse(404, "no such upload")) }
-        if let expires = upload.expires(after: expiry), expires < Date(), !isBusy(upload.id) {
-            upload.remove()
-            return .respond(Self.tusResponse(410, "upload expired"))
-        }
         switch request.method {
-        case "HEAD":
-            var h = HTTPHeaders()
-            h.add("Upload-Offset", String(offset))
-            if let length = info.length { h.add("Upload-Length", String(length)) } else { h.add("Upload-Defer-Length", "1") }
-            if !info.metadata.isEmpty { h.add("Upload-Metadata", info.metadata) }
-            h.add("Cache-Control", "no-store")
-            addExpires(to: &h, upload)
-            return .respond(Self.tusResponse(200, headers: h))
-        case "PATCH":
-            return patch(request, upload: upload, info: info, offset: offset)
+        case "HEAD": return .respond(head(upload))
+        case "PATCH": return holding(upload) { self.patch(request, upload: upload) }
         case "DELETE":
-            upload.remove()
-            return .respond(Self.tusResponse(204))
+            return holding(upload) {
+                guard upload.loadInfo() != nil else { return .respond(Self.tusResponse(404, "no such upload")) }
+                upload.remove()
+                return .respond(Self.tusResponse(204))
+            }
         default:
+            guard upload.loadInfo() != nil else { return .respond(Self.tusResponse(404, "no such upload")) }
             var h = HTTPHeaders()
             h.add("Allow", "OPTIONS, HEAD, PATCH, DELETE")
             return .respond(Self.tusResponse(405, "\(request.method) not allowed on an upload", headers: h))
         }
     }
 
-    private func patch(_ request: HTTPRequest, upload: TusUpload, info: TusUpload.Info, offset: Int64) -> HTTPHeadDecision {
+    /// Runs `work` as the upload's only writer. While another request holds the upload the answer is 423 Locked,
+    /// as tusd answers: 409 would tell a tus client its offset is stale, and it would re-read the offset and
+    /// write again, racing the request that is still writing. A decision that goes on to receive a body keeps
+    /// the claim until its receiver is done; any other releases it at once.
+    private func holding(_ upload: TusUpload, _ work: () -> HTTPHeadDecision) -> HTTPHeadDecision {
+        guard claim(upload.id) else { return .respond(Self.tusResponse(423, "another request is writing this upload")) }
+        let decision = work()
+        if case .receive = decision { return decision }
+        unclaim(upload.id)
+        return decision
+    }
+
+    private func head(_ upload: TusUpload) -> HTTPResponse {
+        guard let info = upload.loadInfo(), let offset = upload.offset else { return Self.tusResponse(404, "no such upload") }
+        // An expired upload is removed only by whoever holds it; one being written is not expired.
+        if isExpired(upload), claim(upload.id) {
+            defer { unclaim(upload.id) }
+            if isExpired(upload) {
+                upload.remove()
+                return Self.tusResponse(410, "upload expired")
+            }
+        }
+        var h = HTTPHeaders()
+        h.add("Upload-Offset", String(offset))
+        if let length = info.length { h.add("Upload-Length", String(length)) } else { h.add("Upload-Defer-Length", "1") }
+        if !info.metadata.isEmpty { h.add("Upload-Metadata", info.metadata) }
+        h.add("Cache-Control", "no-store")
+        addExpires(to: &h, upload)
+        return Self.tusResponse(200, headers: h)
+    }
+
+    /// Called holding the upload's claim, so the offset read here is the one this request appends at and no
+    /// other request can move it until the body is in.
+    private func patch(_ request: HTTPRequest, upload: TusUpload) -> HTTPHeadDecision {
+        guard var info = upload.loadInfo(), let offset = upload.offset else { return .respond(Self.tusResponse(404, "no such upload")) }
+        if isExpired(upload) {
+            upload.remove()
+            return .respond(Self.tusResponse(410, "upload expired"))
+        }
         guard mediaType(request) == Self.offsetContentType else {
             return .respond(Self.tusResponse(415, "PATCH needs Content-Type: \(Self.offsetContentType)"))
         }
@@ -91,7 +120,6 @@ final class TusUploads: Sendable {
         guard claimed == offset else {
             return .respond(Self.tusResponse(409, "Upload-Offset \(claimed) does not match the upload's offset \(offset)"))
         }
-        var info = info
         if let lengthHeader = request.headers["Upload-Length"] {
             guard let length = Int64(digits: lengthHeader.trimmingSpaces()), length >= offset else {
                 return .respond(Self.tusResponse(400, "invalid Upload-Length"))
@@ -108,7 +136,8 @@ final class TusUploads: Sendable {
         return receive(request, upload: upload, info: info, offset: offset, wrap: { $0 })
     }
 
-    /// Starts a body into `upload` at `offset`; `wrap` adapts the success response (PATCH vs POST).
+    /// Starts a body into `upload` at `offset`, the caller holding the upload's claim (the receiver releases
+    /// it); `wrap` adapts the success response (PATCH vs POST).
     private func receive(_ request: HTTPRequest, upload: TusUpload, info: TusUpload.Info, offset: Int64,
                          wrap: @escaping (HTTPResponse) -> HTTPResponse) -> HTTPHeadDecision {
         let checksum: TusPatchReceiver.Checksum?
@@ -120,7 +149,6 @@ final class TusUploads: Sendable {
         if let bodyLength = request.contentLength, offset + bodyLength > limit {
             return .respond(Self.tusResponse(413, "body runs past the upload's length \(limit)"))
         }
-        guard claim(upload.id) else { return .respond(Self.tusResponse(409, "another request is writing this upload")) }
         do {
             let receiver = try TusPatchReceiver(
                 upload: upload, offset: offset, length: info.length ?? maxSize, checksum: checksum,
@@ -137,7 +165,6 @@ final class TusUploads: Sendable {
                 release: { [self] in unclaim(upload.id) })
             return .receive(receiver)
         } catch {
-            unclaim(upload.id)
             return .respond(Self.tusResponse(500, "cannot open upload data"))
         }
     }
@@ -183,12 +210,12 @@ final class TusUploads: Sendable {
         h.add("Location", "/uploads/\(upload.id)")
         let hasBody = (request.contentLength ?? 0) > 0 || request.headers["Transfer-Encoding"] != nil
         if hasBody, mediaType(request) == Self.offsetContentType {
-            return receive(request, upload: upload, info: info, offset: 0, wrap: { r in
+            return holding(upload) { self.receive(request, upload: upload, info: info, offset: 0, wrap: { r in
                 var created = r
                 created.status = r.status == 204 ? 201 : r.status
                 for f in h { created.headers.add(f.name, f.value) }
                 return created
-            })
+            }) }
         }
         if length == 0, let failure = complete(upload, info: info) { return .respond(failure) }
         h.add("Upload-Offset", "0")
@@ -248,17 +275,26 @@ final class TusUploads: Sendable {
         for name in (try? FileManager.default.contentsOfDirectory(atPath: store.uploadsDirectory)) ?? [] {
             guard name.hasSuffix(".info") else { continue }
             let id = String(name.dropLast(5))
-            guard TusUpload.isValidID(Substring(id)), !isBusy(id) else { continue }
+            guard TusUpload.isValidID(Substring(id)) else { continue }
             let u = upload(id)
-            if FileManager.default.fileExists(atPath: u.pendingPath) { u.recoverPending() }
-            if let expires = u.expires(after: expiry), expires >= now { continue }
-            u.remove()
+            let pending = { FileManager.default.fileExists(atPath: u.pendingPath) }
+            let expired = { u.expires(after: self.expiry).map { $0 < now } ?? true }
+            // Only an upload that looks like it needs work is claimed (so a sweep seldom makes a PATCH wait),
+            // and it is looked at again once held: a PATCH may have finished in between.
+            guard pending() || expired(), claim(id) else { continue }
+            defer { unclaim(id) }
+            if pending() { u.recoverPending() }
+            if expired() { u.remove() }
         }
+    }
+
+    /// True when the upload's last change is older than the expiry; decided while holding its claim.
+    private func isExpired(_ upload: TusUpload) -> Bool {
+        upload.expires(after: expiry).map { $0 < Date() } ?? false
     }
 
     private func claim(_ id: String) -> Bool { busy.withLock { $0.insert(id).inserted } }
     private func unclaim(_ id: String) { _ = busy.withLock { $0.remove(id) } }
-    private func isBusy(_ id: String) -> Bool { busy.withLock { $0.contains(id) } }
 
     private func addExpires(to h: inout HTTPHeaders, _ upload: TusUpload) {
         if let expires = upload.expires(after: expiry) { h.set("Upload-Expires", HTTPDate.format(expires)) }
