@@ -8,8 +8,8 @@ import Foundation
 /// it ends at a regular file or a folder. Such a link reads as its target (GET, HEAD, PROPFIND, listings,
 /// the source of COPY) but is an entry of its own wherever something is changed: DELETE and MOVE act on the
 /// link itself, and COPY, DELETE and MOVE never follow a link found below the request path. Any other link
-/// (leading out of the root, dangling, looping) and any FIFO, socket or device is invisible: 404 when
-/// named or passed through, left out of listings and PROPFIND, not copied.
+/// (leading out of the root or into the server's hidden files, dangling, looping) and any FIFO, socket or
+/// device is invisible: 404 when named or passed through, left out of listings and PROPFIND, not copied.
 enum FileTree {
     /// Why a walk stopped.
     enum Failure: Error {
@@ -71,6 +71,8 @@ enum FileTree {
         var links = 0
         while let name = pending.popLast() {
             if name.isEmpty || name == "." { continue }
+            // The server's own files (upload data, property sidecars) are not reachable through a link either.
+            if name.hasPrefix(PathResolver.hiddenPrefix) { return .failure(.refused) }
             if name == ".." {
                 guard folders.count > 1 else { return .failure(.refused) }
                 close(folders.removeLast().fd)

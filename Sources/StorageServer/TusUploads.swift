@@ -8,7 +8,7 @@ import Synchronization
 /// creation-defer-length, termination, checksum (sha1, sha256) and expiration, at `/uploads/<id>`.
 ///
 /// State lives on disk (see ``TusUpload``), so uploads survive restarts; the only in-memory state is
-/// which uploads have a PATCH in flight, so two requests never append to one file at once.
+/// which uploads a request is writing or removing: one at a time, the others get 423 (see `holding`).
 final class TusUploads: Sendable {
     static let version = "1.0.0"
     static let extensions = "creation,creation-with-upload,creation-defer-length,termination,checksum,expiration"
@@ -17,7 +17,8 @@ final class TusUploads: Sendable {
     let store: Store
     let expiry: TimeInterval
     let maxSize: Int64
-    private let busy = Mutex<Set<String>>([])
+    /// Ids of the uploads a request is writing (or removing) right now; see `holding`.
+    let busy = Mutex<Set<String>>([])
 
     init(store: Store, expiry: TimeInterval, maxSize: Int64) {
         self.store = store
@@ -41,7 +42,7 @@ final class TusUploads: Sendable {
         return .text(status, message, headers: h)
     }
 
-    private func upload(_ id: String) -> TusUpload { TusUpload(id: id, directory: store.uploadsDirectory) }
+    func upload(_ id: String) -> TusUpload { TusUpload(id: id, directory: store.uploadsDirectory) }
 
     // MARK: Requests on /uploads/<id>
 
@@ -70,18 +71,6 @@ final class TusUploads: Sendable {
             h.add("Allow", "OPTIONS, HEAD, PATCH, DELETE")
             return .respond(Self.tusResponse(405, "\(request.method) not allowed on an upload", headers: h))
         }
-    }
-
-    /// Runs `work` as the upload's only writer. While another request holds the upload the answer is 423 Locked,
-    /// as tusd answers: 409 would tell a tus client its offset is stale, and it would re-read the offset and
-    /// write again, racing the request that is still writing. A decision that goes on to receive a body keeps
-    /// the claim until its receiver is done; any other releases it at once.
-    private func holding(_ upload: TusUpload, _ work: () -> HTTPHeadDecision) -> HTTPHeadDecision {
-        guard claim(upload.id) else { return .respond(Self.tusResponse(423, "another request is writing this upload")) }
-        let decision = work()
-        if case .receive = decision { return decision }
-        unclaim(upload.id)
-        return decision
     }
 
     private func head(_ upload: TusUpload) -> HTTPResponse {
@@ -266,35 +255,6 @@ final class TusUploads: Sendable {
         upload.remove()
         return nil
     }
-
-    // MARK: Housekeeping
-
-    /// Removes expired uploads and undoes unverified chunks left by a crash. Cheap: one directory listing.
-    func sweepExpired() {
-        let now = Date()
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: store.uploadsDirectory)) ?? [] {
-            guard name.hasSuffix(".info") else { continue }
-            let id = String(name.dropLast(5))
-            guard TusUpload.isValidID(Substring(id)) else { continue }
-            let u = upload(id)
-            let pending = { FileManager.default.fileExists(atPath: u.pendingPath) }
-            let expired = { u.expires(after: self.expiry).map { $0 < now } ?? true }
-            // Only an upload that looks like it needs work is claimed (so a sweep seldom makes a PATCH wait),
-            // and it is looked at again once held: a PATCH may have finished in between.
-            guard pending() || expired(), claim(id) else { continue }
-            defer { unclaim(id) }
-            if pending() { u.recoverPending() }
-            if expired() { u.remove() }
-        }
-    }
-
-    /// True when the upload's last change is older than the expiry; decided while holding its claim.
-    private func isExpired(_ upload: TusUpload) -> Bool {
-        upload.expires(after: expiry).map { $0 < Date() } ?? false
-    }
-
-    private func claim(_ id: String) -> Bool { busy.withLock { $0.insert(id).inserted } }
-    private func unclaim(_ id: String) { _ = busy.withLock { $0.remove(id) } }
 
     private func addExpires(to h: inout HTTPHeaders, _ upload: TusUpload) {
         if let expires = upload.expires(after: expiry) { h.set("Upload-Expires", HTTPDate.format(expires)) }

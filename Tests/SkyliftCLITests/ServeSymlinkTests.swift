@@ -107,7 +107,9 @@ import Testing
         try t.link("leakdir", to: t.outside.path)
         try t.link("relative.txt", to: "../outside/secret.txt")
         try t.link("alias.txt", to: "real.txt")
-        for path in ["leak.txt", "leakdir/secret.txt", "leakdir/sub/inner.txt", "leakdir/", "relative.txt"] {
+        // The server's own state is off limits through a link too.
+        try t.link("state", to: ".skylift-uploads")
+        for path in ["leak.txt", "leakdir/secret.txt", "leakdir/sub/inner.txt", "leakdir/", "relative.txt", "state/"] {
             #expect(try t.send("GET", path).status == 404, "GET \(path)")
             #expect(try t.send("GET", path, ["Range: bytes=0-3"]).status == 404, "ranged GET \(path)")
             #expect(try t.send("HEAD", path).status == 404, "HEAD \(path)")
