@@ -61,6 +61,16 @@ enum FileSystem {
         guard mkdir(path, 0o755) == 0 else { throw FileSystemError(operation: "mkdir", path: path, errno: errno) }
     }
 
+    /// Creates the folder `path` relative to its parent's descriptor (see ``FileTree``).
+    static func makeDirectory(_ path: StoragePath) throws {
+        guard case let .success(place) = FileTree.locate(path, followLast: false) else {
+            throw FileSystemError(operation: "mkdir", path: path.relative, errno: ENOENT)
+        }
+        guard mkdirat(place.folder, place.name, 0o755) == 0 else {
+            throw FileSystemError(operation: "mkdir", path: path.relative, errno: errno)
+        }
+    }
+
     /// Creates `path` and any missing parents.
     static func makeDirectories(_ path: String) throws {
         if stat(path)?.isDirectory == true { return }
@@ -111,7 +121,9 @@ enum FileSystem {
 
     /// A fresh hidden name for a temp file next to `path`.
     static func tempSibling(of path: String, kind: String) -> String {
-        let dir = (path as NSString).deletingLastPathComponent
-        return dir + "/" + PathResolver.hiddenPrefix + kind + "-" + UUID().uuidString
+        (path as NSString).deletingLastPathComponent + "/" + tempName(kind: kind)
     }
+
+    /// A fresh hidden file name (`.skylift-<kind>-<uuid>`), which requests can never name.
+    static func tempName(kind: String) -> String { PathResolver.hiddenPrefix + kind + "-" + UUID().uuidString }
 }

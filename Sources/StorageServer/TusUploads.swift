@@ -244,14 +244,20 @@ final class TusUploads: Sendable {
         do {
             try FileSystem.makeDirectories(parent.filePath)
             guard store.resolver.isConfined(target) else { return Self.tusResponse(403, "target leads outside the root") }
-            if FileSystem.stat(target.filePath)?.isDirectory == true {
+            // The last step goes through the folder's descriptor, so it lands where the check above looked.
+            guard case let .success(place) = FileTree.locate(target, followLast: false) else {
+                return Self.tusResponse(403, "target leads outside the root")
+            }
+            if place.stat()?.isDirectory == true {
                 return Self.tusResponse(409, "a folder exists at \(target.relative)")
             }
-            try FileSystem.rename(upload.dataPath, target.filePath)
+            guard renameat(AT_FDCWD, upload.dataPath, place.folder, place.name) == 0 else {
+                throw FileSystemError(operation: "rename", path: target.relative, errno: errno)
+            }
+            _ = fsync(place.folder)
         } catch {
             return Self.tusResponse(500, "cannot move upload into place at \(target.relative)")
         }
-        FileSystem.syncDirectory(parent.filePath)
         upload.remove()
         return nil
     }

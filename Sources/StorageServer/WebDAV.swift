@@ -122,7 +122,7 @@ final class WebDAV: Sendable {
         if let refusal = checkLocks(request, target: target, changes: [Change(path: target, membership: true)]) {
             return .respond(refusal)
         }
-        do { try FileSystem.makeDirectory(target.filePath) } catch let e as FileSystemError {
+        do { try FileSystem.makeDirectory(target) } catch let e as FileSystemError {
             return .respond(e.isNoSpace ? .text(507, "insufficient storage") : .text(500, "cannot create \(target.relative)"))
         } catch { return .respond(.text(500, "cannot create \(target.relative)")) }
         properties.remove(target)

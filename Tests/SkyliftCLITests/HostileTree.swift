@@ -70,9 +70,9 @@ final class HostileTree {
     /// Sends one request with curl (10 s cap, so a stuck server shows up as status 0, not a hung test);
     /// `path` is below `/dav/`, or absolute when it starts with `/`.
     @discardableResult
-    func send(_ method: String, _ path: String, _ headers: [String] = []) throws -> Answer {
+    func send(_ method: String, _ path: String, _ headers: [String] = [], body: String? = nil) throws -> Answer {
         let text = try run("/usr/bin/curl", ["-s", "--path-as-is", "--max-time", "10", "-X", method, "-w", "\n%{http_code}"]
-            + (method == "HEAD" ? ["-I"] : []) + headers.flatMap { ["-H", $0] }
+            + (method == "HEAD" ? ["-I"] : []) + headers.flatMap { ["-H", $0] } + (body.map { ["--data-binary", $0] } ?? [])
             + [path.hasPrefix("/") ? String(url.dropLast("/dav/".count)) + path : url + path]).out
         // -w appended "\n<status>": the body is everything before that last newline.
         let newline = text.range(of: "\n", options: .backwards)

@@ -33,6 +33,26 @@ import Testing
         try t.expectUnharmed()
     }
 
+    @Test func writesNeverGoThroughALinkOutOfTheRoot() throws {
+        let t = try HostileTree()
+        try t.write("real.txt", "real")
+        try t.link("alias.txt", to: "real.txt")
+        try t.link("outdir", to: t.outside.path)
+        try t.link("outfile", to: t.outside.appendingPathComponent("secret.txt").path)
+        for path in ["outdir/new.txt", "outdir/secret.txt", "outfile", "outdir/sub/inner.txt"] {
+            #expect(try t.send("PUT", path, body: "overwritten").status == 404, "PUT \(path)")
+        }
+        #expect(try t.send("MKCOL", "outdir/made").status == 404)
+        #expect(try t.send("PROPPATCH", "outfile").status == 404)
+        #expect(try t.send("LOCK", "outdir/sub").status == 404)
+        // PUT on an inside link replaces the link with a file; the file it pointed at stays as it was.
+        #expect(try t.send("PUT", "alias.txt", body: "overwritten").status == 204)
+        #expect(try String(contentsOf: t.file("real.txt"), encoding: .utf8) == "real")
+        #expect(try t.send("GET", "alias.txt").body == "overwritten")
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: t.file("alias.txt").path)) == nil)
+        try t.expectUnharmed()
+    }
+
     @Test func copyAndMoveWithOverwriteNeverFollowLinks() throws {
         let t = try HostileTree()
         try t.write("src/f.txt", "copied")
