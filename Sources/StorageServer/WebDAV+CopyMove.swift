@@ -9,12 +9,10 @@ import HTTPServer
 extension WebDAV {
     func copyOrMove(_ request: HTTPRequest, source: StoragePath) -> HTTPResponse {
         let isMove = request.method == "MOVE"
-        guard let destinationHeader = request.headers["Destination"] else { return .text(400, "Destination header missing") }
         let destination: StoragePath
-        switch store.resolver.resolve(destination: destinationHeader) {
-        case let .success(p): destination = p
-        case .failure(.unreachable): return .text(403, "Destination: leads outside the root")
-        case let .failure(refusal): return .text(refusal == .notFound ? 502 : refusal.status, "Destination: \(refusal.message)")
+        switch self.destination(request) {
+        case let .value(p): destination = p
+        case let .refused(response): return response
         }
         guard let entry = FileTree.entry(source) else { return .text(404, "not found: \(source.relative)") }
         if source.isRoot || destination.isRoot { return .text(403, "cannot \(request.method) the root collection") }
@@ -64,6 +62,18 @@ extension WebDAV {
         }
         _ = fsync(target.folder)
         return existing == nil ? .text(201, "created") : HTTPResponse(status: 204)
+    }
+
+    /// The `Destination` header as a path under the root: 400 without one, 502 outside `/dav/` (another
+    /// server's business, RFC 4918 §9.8.5), 403 when it leads out of the root.
+    private func destination(_ request: HTTPRequest) -> Checked<StoragePath> {
+        guard let header = request.headers["Destination"] else { return .refused(.text(400, "Destination header missing")) }
+        switch store.resolver.resolve(destination: header) {
+        case let .success(p): return .value(p)
+        case .failure(.unreachable): return .refused(.text(403, "Destination: leads outside the root"))
+        case let .failure(refusal):
+            return .refused(.text(refusal == .notFound ? 502 : refusal.status, "Destination: \(refusal.message)"))
+        }
     }
 
     /// 403 when source and destination are one entry, when a folder would go into itself, or when replacing
