@@ -9,7 +9,7 @@ enum PathRefusal: Error, Equatable {
     case forbidden(String)
     /// Outside the served namespace or a hidden state file: 404.
     case notFound
-    /// Reached only through a link that leads out of the root, dangles or loops: 404, as if absent.
+    /// A link on the way leads out of the root or into the server's hidden files, or loops: 404, as if absent.
     case unreachable
 
     var status: Int {
@@ -30,7 +30,8 @@ enum PathRefusal: Error, Equatable {
 
 /// Maps raw (still percent-encoded) request paths to places inside the root, refusing anything that
 /// could reach outside it: `..`, encoded dots, slashes and backslashes, NUL, empty segments (absolute
-/// paths smuggled as `//`), names of the server's own hidden files, and symlinks leading out of the root (see ``FileTree``).
+/// paths smuggled as `//`), names of the server's own hidden files, and symlinks leading out of the root
+/// (see ``FileTree``).
 struct PathResolver: Sendable {
     /// The root's real path.
     let rootPath: String
