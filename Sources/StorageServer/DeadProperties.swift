@@ -20,8 +20,12 @@ final class DeadProperties: Sendable {
         return parent.filePath + "/" + PathResolver.hiddenPrefix + "props." + path.name
     }
 
+    /// The stored set; empty when there is none. A sidecar that is not a regular file (a link, a FIFO someone
+    /// put there) is ignored rather than followed or waited on.
     func load(_ path: StoragePath) -> [Entry] {
-        guard let data = FileManager.default.contents(atPath: sidecar(path)) else { return [] }
+        guard let fd = try? FileSystem.openRegularFile(in: AT_FDCWD, sidecar(path)) else { return [] }
+        let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+        guard let data = try? handle.readToEnd() else { return [] }
         return (try? JSONDecoder().decode([Entry].self, from: data)) ?? []
     }
 

@@ -61,6 +61,16 @@ enum FileSystem {
         guard mkdir(path, 0o755) == 0 else { throw FileSystemError(operation: "mkdir", path: path, errno: errno) }
     }
 
+    /// Creates the folder `path` relative to its parent's descriptor (see ``FileTree``).
+    static func makeDirectory(_ path: StoragePath) throws {
+        guard case let .success(place) = FileTree.locate(path, followLast: false) else {
+            throw FileSystemError(operation: "mkdir", path: path.relative, errno: ENOENT)
+        }
+        guard mkdirat(place.folder, place.name, 0o755) == 0 else {
+            throw FileSystemError(operation: "mkdir", path: path.relative, errno: errno)
+        }
+    }
+
     /// Creates `path` and any missing parents.
     static func makeDirectories(_ path: String) throws {
         if stat(path)?.isDirectory == true { return }
@@ -71,28 +81,49 @@ enum FileSystem {
 
     static func unlink(_ path: String) { _ = Foundation.unlink(path) }
 
-    /// Removes a file or a whole tree.
-    static func removeTree(_ path: String) throws {
-        guard let st = stat(path) else { return }
-        if st.isDirectory {
-            for name in (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] {
-                try removeTree(path + "/" + name)
-            }
-            guard rmdir(path) == 0 else { throw FileSystemError(operation: "rmdir", path: path, errno: errno) }
-        } else {
-            guard Foundation.unlink(path) == 0 else { throw FileSystemError(operation: "unlink", path: path, errno: errno) }
-        }
+    /// Opens the folder `name` inside the open folder `folder`; a link there is refused, never followed.
+    static func openFolder(in folder: Int32, _ name: String) throws -> Int32 {
+        let fd = openat(folder, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { throw FileSystemError(operation: "open", path: name, errno: errno) }
+        return fd
     }
 
-    /// Names in a directory, hidden server files left out.
-    static func list(_ path: String) -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [])
-            .filter { !$0.hasPrefix(PathResolver.hiddenPrefix) }.sorted()
+    /// Opens the regular file `name` of the open folder `folder` for reading. Never follows a link and never
+    /// waits on a FIFO (`O_NONBLOCK`); anything that turns out not to be a regular file is closed and refused
+    /// with `ENOENT`, like a missing one.
+    static func openRegularFile(in folder: Int32, _ name: String) throws -> Int32 {
+        let fd = openat(folder, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { throw FileSystemError(operation: "open", path: name, errno: errno) }
+        guard FileStat(fd: fd)?.kind == .file else {
+            close(fd)
+            throw FileSystemError(operation: "open", path: name, errno: ENOENT)
+        }
+        return fd
+    }
+
+    /// Removes the entry `name` of the open folder `folder` and, for a real folder, everything in it.
+    /// Nothing is followed: a link anywhere in the tree is unlinked itself, whatever it points at.
+    static func removeTree(in folder: Int32, _ name: String) throws {
+        guard let st = FileStat(at: folder, name) else {
+            if errno == ENOENT { return }
+            throw FileSystemError(operation: "stat", path: name, errno: errno)
+        }
+        if st.kind == .directory {
+            let fd = try openFolder(in: folder, name)
+            defer { close(fd) }
+            guard let members = names(in: fd) else { throw FileSystemError(operation: "read", path: name, errno: errno) }
+            for child in members { try removeTree(in: fd, child) }
+            guard unlinkat(folder, name, AT_REMOVEDIR) == 0 else { throw FileSystemError(operation: "rmdir", path: name, errno: errno) }
+        } else {
+            guard unlinkat(folder, name, 0) == 0 else { throw FileSystemError(operation: "unlink", path: name, errno: errno) }
+        }
     }
 
     /// A fresh hidden name for a temp file next to `path`.
     static func tempSibling(of path: String, kind: String) -> String {
-        let dir = (path as NSString).deletingLastPathComponent
-        return dir + "/" + PathResolver.hiddenPrefix + kind + "-" + UUID().uuidString
+        (path as NSString).deletingLastPathComponent + "/" + tempName(kind: kind)
     }
+
+    /// A fresh hidden file name (`.skylift-<kind>-<uuid>`), which requests can never name.
+    static func tempName(kind: String) -> String { PathResolver.hiddenPrefix + kind + "-" + UUID().uuidString }
 }

@@ -9,26 +9,29 @@ enum PathRefusal: Error, Equatable {
     case forbidden(String)
     /// Outside the served namespace or a hidden state file: 404.
     case notFound
+    /// A link on the way leads out of the root or into the server's hidden files, or loops: 404, as if absent.
+    case unreachable
 
     var status: Int {
         switch self {
         case .malformed: 400
         case .forbidden: 403
-        case .notFound: 404
+        case .notFound, .unreachable: 404
         }
     }
 
     var message: String {
         switch self {
         case let .malformed(why), let .forbidden(why): why
-        case .notFound: "not found"
+        case .notFound, .unreachable: "not found"
         }
     }
 }
 
 /// Maps raw (still percent-encoded) request paths to places inside the root, refusing anything that
 /// could reach outside it: `..`, encoded dots, slashes and backslashes, NUL, empty segments (absolute
-/// paths smuggled as `//`), names of the server's own hidden files, and symlinks leading out of the root.
+/// paths smuggled as `//`), names of the server's own hidden files, and symlinks leading out of the root
+/// (see ``FileTree``).
 struct PathResolver: Sendable {
     /// The root's real path.
     let rootPath: String
@@ -83,7 +86,7 @@ struct PathResolver: Sendable {
             segments.append(s)
         }
         let path = StoragePath(segments: segments, rootPath: rootPath)
-        guard isConfined(path) else { return .failure(.forbidden("path leads outside the root")) }
+        guard isConfined(path) else { return .failure(.unreachable) }
         return .success(path)
     }
 
@@ -96,17 +99,13 @@ struct PathResolver: Sendable {
         return nil
     }
 
-    /// True when the deepest existing ancestor of `path` (or `path` itself), with every symlink
-    /// resolved, still lies inside the root.
+    /// True when `path`, walked from the root with links followed only while they stay inside it (see
+    /// ``FileTree``), exists or is missing only from some folder on down: nothing on the way leads out.
     func isConfined(_ path: StoragePath) -> Bool {
-        var candidate: StoragePath? = path
-        while let c = candidate {
-            if let real = FileSystem.realPath(c.filePath) {
-                return real == rootPath || real.hasPrefix(rootPath + "/")
-            }
-            candidate = c.parent
+        switch FileTree.locate(path, followLast: true) {
+        case .success, .failure(.missing): true
+        case .failure(.refused): false
         }
-        return false
     }
 
     /// Decodes `%XX` escapes; nil when an escape is malformed.

@@ -4,8 +4,12 @@ import HTTPServer
 /// Streams a PUT body into a hidden temp file beside the target, fsyncs it, and renames it into place
 /// only when the body is complete: readers see the old file or the new one, never a mix or a prefix.
 /// Concurrent PUTs of one path each have their own temp file, so the last one to finish wins whole.
+/// The temp file and the rename are relative to the target's folder, opened once when the request starts
+/// (see ``FileTree``): no link or rename that happens meanwhile can send the bytes anywhere else.
 final class PutReceiver: HTTPBodyReceiver {
     private let target: StoragePath
+    private let place: Location
+    private let tempName = FileSystem.tempName(kind: "put")
     private let sink: FileSink
     private let maxSize: Int64
     private var failed = false
@@ -14,8 +18,13 @@ final class PutReceiver: HTTPBodyReceiver {
     init(target: StoragePath, maxSize: Int64) throws {
         self.target = target
         self.maxSize = maxSize
-        let temp = FileSystem.tempSibling(of: target.filePath, kind: "put")
-        sink = FileSink(fd: try FileSystem.open(temp, O_WRONLY | O_CREAT | O_EXCL, mode: 0o644), path: temp)
+        guard case let .success(place) = FileTree.locate(target, followLast: false) else {
+            throw FileSystemError(operation: "open", path: target.relative, errno: ENOENT)
+        }
+        self.place = place
+        let fd = openat(place.folder, tempName, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw FileSystemError(operation: "create", path: target.relative, errno: errno) }
+        sink = FileSink(fd: fd, path: target.relative)
     }
 
     func receive(_ chunk: UnsafeRawBufferPointer) -> HTTPResponse? {
@@ -29,30 +38,32 @@ final class PutReceiver: HTTPBodyReceiver {
 
     func finish() -> HTTPResponse {
         if failed { return .text(500, "upload failed") }
-        let existed = FileSystem.stat(target.filePath) != nil
+        let existed = place.stat() != nil
         do {
             try sink.sync()
-            if FileSystem.stat(target.filePath)?.isDirectory == true {
+            if place.stat()?.isDirectory == true {
                 return fail(.text(405, "a collection exists at \(target.relative)"))
             }
-            try FileSystem.rename(sink.path, target.filePath)
+            guard renameat(place.folder, tempName, place.folder, place.name) == 0 else {
+                throw FileSystemError(operation: "rename", path: target.relative, errno: errno)
+            }
         } catch {
             return fail(Self.response(for: error, path: target))
         }
-        FileSystem.syncDirectory((target.filePath as NSString).deletingLastPathComponent)
+        _ = fsync(place.folder)
         var h = HTTPHeaders()
-        if let st = FileSystem.stat(target.filePath) { h.add("ETag", st.etag) }
+        if let st = place.stat() { h.add("ETag", st.etag) }
         return existed ? HTTPResponse(status: 204, headers: h) : .text(201, "created", headers: h)
     }
 
     func abort() {
-        if !failed { failed = true; sink.discardBuffer(); FileSystem.unlink(sink.path) }
+        if !failed { failed = true; sink.discardBuffer(); unlinkat(place.folder, tempName, 0) }
     }
 
     private func fail(_ response: HTTPResponse) -> HTTPResponse {
         failed = true
         sink.discardBuffer()
-        FileSystem.unlink(sink.path)
+        unlinkat(place.folder, tempName, 0)
         return response
     }
 

@@ -11,15 +11,15 @@ struct RangedGet: Sendable {
     static let maxRanges = 64
 
     func respond(_ request: HTTPRequest, path: StoragePath) -> HTTPResponse {
+        // Invisible entries (links out of the root, FIFOs, sockets, devices) are 404 like missing ones.
+        guard let entry = FileTree.entry(path) else { return .text(404, "not found: \(path.relative)") }
+        if entry.stat.isDirectory { return listing(entry, path) }
         let fd: Int32
-        do { fd = try FileSystem.open(path.filePath, O_RDONLY) } catch let e as FileSystemError {
-            return e.errno == ENOENT || e.errno == ENOTDIR ? .text(404, "not found: \(path.relative)") : .text(403, "cannot read \(path.relative)")
+        do { fd = try entry.target.openFile() } catch let e as FileSystemError {
+            return e.errno == ENOENT || e.errno == ENOTDIR || e.errno == ELOOP
+                ? .text(404, "not found: \(path.relative)") : .text(403, "cannot read \(path.relative)")
         } catch { return .text(500, "cannot read \(path.relative)") }
         guard let stat = FileSystem.stat(fd: fd) else { close(fd); return .text(500, "cannot stat \(path.relative)") }
-        if stat.kind != .file {
-            close(fd)
-            return stat.isDirectory ? listing(path) : .text(403, "not a regular file: \(path.relative)")
-        }
         var headers = HTTPHeaders()
         headers.add("ETag", stat.etag)
         headers.add("Last-Modified", HTTPDate.format(stat.lastModified))
@@ -52,13 +52,12 @@ struct RangedGet: Sendable {
         return HTTPResponse(status: 200, headers: headers, body: .file(descriptor: fd, offset: 0, length: stat.size))
     }
 
-    /// A plain HTML index, so a browser pointed at a folder sees its contents.
-    private func listing(_ path: StoragePath) -> HTTPResponse {
+    /// A plain HTML index, so a browser pointed at a folder sees its contents: what GET would serve, nothing else.
+    private func listing(_ folder: FileTree.Entry, _ path: StoragePath) -> HTTPResponse {
         var html = "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>\(escapeHTML(path.relative))</title></head><body><ul>\n"
-        for name in FileSystem.list(path.filePath) {
-            let child = path.appending(name)
-            let isDir = FileSystem.stat(child.filePath)?.isDirectory == true
-            html += "<li><a href=\"\(escapeHTML(child.href(collection: isDir)))\">\(escapeHTML(name))\(isDir ? "/" : "")</a></li>\n"
+        for (child, stat) in FileTree.members(of: folder, at: path) {
+            let isDir = stat.isDirectory
+            html += "<li><a href=\"\(escapeHTML(child.href(collection: isDir)))\">\(escapeHTML(child.name))\(isDir ? "/" : "")</a></li>\n"
         }
         html += "</ul></body></html>\n"
         return HTTPResponse(status: 200, headers: ["Content-Type": "text/html; charset=utf-8"], body: .bytes(Array(html.utf8)))

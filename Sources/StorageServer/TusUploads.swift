@@ -8,7 +8,7 @@ import Synchronization
 /// creation-defer-length, termination, checksum (sha1, sha256) and expiration, at `/uploads/<id>`.
 ///
 /// State lives on disk (see ``TusUpload``), so uploads survive restarts; the only in-memory state is
-/// which uploads have a PATCH in flight, so two requests never append to one file at once.
+/// which uploads a request is writing or removing: one at a time, the others get 423 (see `holding`).
 final class TusUploads: Sendable {
     static let version = "1.0.0"
     static let extensions = "creation,creation-with-upload,creation-defer-length,termination,checksum,expiration"
@@ -17,7 +17,8 @@ final class TusUploads: Sendable {
     let store: Store
     let expiry: TimeInterval
     let maxSize: Int64
-    private let busy = Mutex<Set<String>>([])
+    /// Ids of the uploads a request is writing (or removing) right now; see `holding`.
+    let busy = Mutex<Set<String>>([])
 
     init(store: Store, expiry: TimeInterval, maxSize: Int64) {
         self.store = store
@@ -41,7 +42,7 @@ final class TusUploads: Sendable {
         return .text(status, message, headers: h)
     }
 
-    private func upload(_ id: String) -> TusUpload { TusUpload(id: id, directory: store.uploadsDirectory) }
+    func upload(_ id: String) -> TusUpload { TusUpload(id: id, directory: store.uploadsDirectory) }
 
     // MARK: Requests on /uploads/<id>
 
@@ -55,33 +56,50 @@ final class TusUploads: Sendable {
         let parts = request.path.split(separator: "/")
         guard parts.count == 2, TusUpload.isValidID(parts[1]) else { return .respond(Self.tusResponse(404, "no such upload")) }
         let upload = upload(String(parts[1]))
-        guard let info = upload.loadInfo(), let offset = upload.offset else { return .respond(Self.tusResponse(404, "no such upload")) }
-        if let expires = upload.expires(after: expiry), expires < Date(), !isBusy(upload.id) {
-            upload.remove()
-            return .respond(Self.tusResponse(410, "upload expired"))
-        }
         switch request.method {
-        case "HEAD":
-            var h = HTTPHeaders()
-            h.add("Upload-Offset", String(offset))
-            if let length = info.length { h.add("Upload-Length", String(length)) } else { h.add("Upload-Defer-Length", "1") }
-            if !info.metadata.isEmpty { h.add("Upload-Metadata", info.metadata) }
-            h.add("Cache-Control", "no-store")
-            addExpires(to: &h, upload)
-            return .respond(Self.tusResponse(200, headers: h))
-        case "PATCH":
-            return patch(request, upload: upload, info: info, offset: offset)
+        case "HEAD": return .respond(head(upload))
+        case "PATCH": return holding(upload) { self.patch(request, upload: upload) }
         case "DELETE":
-            upload.remove()
-            return .respond(Self.tusResponse(204))
+            return holding(upload) {
+                guard upload.loadInfo() != nil else { return .respond(Self.tusResponse(404, "no such upload")) }
+                upload.remove()
+                return .respond(Self.tusResponse(204))
+            }
         default:
+            guard upload.loadInfo() != nil else { return .respond(Self.tusResponse(404, "no such upload")) }
             var h = HTTPHeaders()
             h.add("Allow", "OPTIONS, HEAD, PATCH, DELETE")
             return .respond(Self.tusResponse(405, "\(request.method) not allowed on an upload", headers: h))
         }
     }
 
-    private func patch(_ request: HTTPRequest, upload: TusUpload, info: TusUpload.Info, offset: Int64) -> HTTPHeadDecision {
+    private func head(_ upload: TusUpload) -> HTTPResponse {
+        guard let info = upload.loadInfo(), let offset = upload.offset else { return Self.tusResponse(404, "no such upload") }
+        // An expired upload is removed only by whoever holds it; one being written is not expired.
+        if isExpired(upload), claim(upload.id) {
+            defer { unclaim(upload.id) }
+            if isExpired(upload) {
+                upload.remove()
+                return Self.tusResponse(410, "upload expired")
+            }
+        }
+        var h = HTTPHeaders()
+        h.add("Upload-Offset", String(offset))
+        if let length = info.length { h.add("Upload-Length", String(length)) } else { h.add("Upload-Defer-Length", "1") }
+        if !info.metadata.isEmpty { h.add("Upload-Metadata", info.metadata) }
+        h.add("Cache-Control", "no-store")
+        addExpires(to: &h, upload)
+        return Self.tusResponse(200, headers: h)
+    }
+
+    /// Called holding the upload's claim, so the offset read here is the one this request appends at and no
+    /// other request can move it until the body is in.
+    private func patch(_ request: HTTPRequest, upload: TusUpload) -> HTTPHeadDecision {
+        guard var info = upload.loadInfo(), let offset = upload.offset else { return .respond(Self.tusResponse(404, "no such upload")) }
+        if isExpired(upload) {
+            upload.remove()
+            return .respond(Self.tusResponse(410, "upload expired"))
+        }
         guard mediaType(request) == Self.offsetContentType else {
             return .respond(Self.tusResponse(415, "PATCH needs Content-Type: \(Self.offsetContentType)"))
         }
@@ -91,7 +109,6 @@ final class TusUploads: Sendable {
         guard claimed == offset else {
             return .respond(Self.tusResponse(409, "Upload-Offset \(claimed) does not match the upload's offset \(offset)"))
         }
-        var info = info
         if let lengthHeader = request.headers["Upload-Length"] {
             guard let length = Int64(digits: lengthHeader.trimmingSpaces()), length >= offset else {
                 return .respond(Self.tusResponse(400, "invalid Upload-Length"))
@@ -108,7 +125,8 @@ final class TusUploads: Sendable {
         return receive(request, upload: upload, info: info, offset: offset, wrap: { $0 })
     }
 
-    /// Starts a body into `upload` at `offset`; `wrap` adapts the success response (PATCH vs POST).
+    /// Starts a body into `upload` at `offset`, the caller holding the upload's claim (the receiver releases
+    /// it); `wrap` adapts the success response (PATCH vs POST).
     private func receive(_ request: HTTPRequest, upload: TusUpload, info: TusUpload.Info, offset: Int64,
                          wrap: @escaping (HTTPResponse) -> HTTPResponse) -> HTTPHeadDecision {
         let checksum: TusPatchReceiver.Checksum?
@@ -120,7 +138,6 @@ final class TusUploads: Sendable {
         if let bodyLength = request.contentLength, offset + bodyLength > limit {
             return .respond(Self.tusResponse(413, "body runs past the upload's length \(limit)"))
         }
-        guard claim(upload.id) else { return .respond(Self.tusResponse(409, "another request is writing this upload")) }
         do {
             let receiver = try TusPatchReceiver(
                 upload: upload, offset: offset, length: info.length ?? maxSize, checksum: checksum,
@@ -137,7 +154,6 @@ final class TusUploads: Sendable {
                 release: { [self] in unclaim(upload.id) })
             return .receive(receiver)
         } catch {
-            unclaim(upload.id)
             return .respond(Self.tusResponse(500, "cannot open upload data"))
         }
     }
@@ -183,12 +199,12 @@ final class TusUploads: Sendable {
         h.add("Location", "/uploads/\(upload.id)")
         let hasBody = (request.contentLength ?? 0) > 0 || request.headers["Transfer-Encoding"] != nil
         if hasBody, mediaType(request) == Self.offsetContentType {
-            return receive(request, upload: upload, info: info, offset: 0, wrap: { r in
+            return holding(upload) { self.receive(request, upload: upload, info: info, offset: 0, wrap: { r in
                 var created = r
                 created.status = r.status == 204 ? 201 : r.status
                 for f in h { created.headers.add(f.name, f.value) }
                 return created
-            })
+            }) }
         }
         if length == 0, let failure = complete(upload, info: info) { return .respond(failure) }
         h.add("Upload-Offset", "0")
@@ -228,37 +244,23 @@ final class TusUploads: Sendable {
         do {
             try FileSystem.makeDirectories(parent.filePath)
             guard store.resolver.isConfined(target) else { return Self.tusResponse(403, "target leads outside the root") }
-            if FileSystem.stat(target.filePath)?.isDirectory == true {
+            // The last step goes through the folder's descriptor, so it lands where the check above looked.
+            guard case let .success(place) = FileTree.locate(target, followLast: false) else {
+                return Self.tusResponse(403, "target leads outside the root")
+            }
+            if place.stat()?.isDirectory == true {
                 return Self.tusResponse(409, "a folder exists at \(target.relative)")
             }
-            try FileSystem.rename(upload.dataPath, target.filePath)
+            guard renameat(AT_FDCWD, upload.dataPath, place.folder, place.name) == 0 else {
+                throw FileSystemError(operation: "rename", path: target.relative, errno: errno)
+            }
+            _ = fsync(place.folder)
         } catch {
             return Self.tusResponse(500, "cannot move upload into place at \(target.relative)")
         }
-        FileSystem.syncDirectory(parent.filePath)
         upload.remove()
         return nil
     }
-
-    // MARK: Housekeeping
-
-    /// Removes expired uploads and undoes unverified chunks left by a crash. Cheap: one directory listing.
-    func sweepExpired() {
-        let now = Date()
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: store.uploadsDirectory)) ?? [] {
-            guard name.hasSuffix(".info") else { continue }
-            let id = String(name.dropLast(5))
-            guard TusUpload.isValidID(Substring(id)), !isBusy(id) else { continue }
-            let u = upload(id)
-            if FileManager.default.fileExists(atPath: u.pendingPath) { u.recoverPending() }
-            if let expires = u.expires(after: expiry), expires >= now { continue }
-            u.remove()
-        }
-    }
-
-    private func claim(_ id: String) -> Bool { busy.withLock { $0.insert(id).inserted } }
-    private func unclaim(_ id: String) { _ = busy.withLock { $0.remove(id) } }
-    private func isBusy(_ id: String) -> Bool { busy.withLock { $0.contains(id) } }
 
     private func addExpires(to h: inout HTTPHeaders, _ upload: TusUpload) {
         if let expires = upload.expires(after: expiry) { h.set("Upload-Expires", HTTPDate.format(expires)) }

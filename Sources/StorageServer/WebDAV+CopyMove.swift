@@ -2,37 +2,43 @@ import Foundation
 import HTTPServer
 
 /// COPY and MOVE (RFC 4918 §9.8, §9.9) with Destination, Overwrite and Depth; dead properties travel along.
+///
+/// Both work on descriptors (see ``FileTree``): the source is what GET would serve (an inside link reads as
+/// its target for COPY; MOVE renames the link itself), nothing below it is followed, and links found inside
+/// a copied folder are left out of the copy.
 extension WebDAV {
     func copyOrMove(_ request: HTTPRequest, source: StoragePath) -> HTTPResponse {
         let isMove = request.method == "MOVE"
-        guard let destinationHeader = request.headers["Destination"] else { return .text(400, "Destination header missing") }
         let destination: StoragePath
-        switch store.resolver.resolve(destination: destinationHeader) {
-        case let .success(p): destination = p
-        case let .failure(refusal): return .text(refusal == .notFound ? 502 : refusal.status, "Destination: \(refusal.message)")
+        switch self.destination(request) {
+        case let .value(p): destination = p
+        case let .refused(response): return response
         }
-        guard let sourceStat = FileSystem.stat(source.filePath) else { return .text(404, "not found: \(source.relative)") }
+        guard let entry = FileTree.entry(source) else { return .text(404, "not found: \(source.relative)") }
         if source.isRoot || destination.isRoot { return .text(403, "cannot \(request.method) the root collection") }
-        if source == destination { return .text(403, "source and destination are the same") }
-        if sourceStat.isDirectory && destination.isWithin(source) {
-            return .text(403, "cannot \(request.method) a collection into itself")
-        }
         let depth = request.headers["Depth"]?.trimmingSpaces().lowercased() ?? "infinity"
         guard depth == "infinity" || (depth == "0" && !isMove) else {
             return .text(400, "Depth \(depth) is not allowed for \(request.method)")
         }
         let overwrite = request.headers["Overwrite"]?.trimmingSpaces().uppercased() ?? "T"
         guard overwrite == "T" || overwrite == "F" else { return .text(400, "Overwrite must be T or F") }
-        guard let parent = destination.parent, FileSystem.stat(parent.filePath)?.isDirectory == true else {
-            return .text(409, "destination's parent collection is missing")
+        let target: Location
+        switch FileTree.locate(destination, followLast: false) {
+        case let .success(l): target = l
+        case .failure(.missing): return .text(409, "destination's parent collection is missing")
+        case .failure(.refused): return .text(403, "Destination: leads outside the root")
         }
-        let existing = FileSystem.stat(destination.filePath)
+        let from = isMove ? entry.own : entry.target
+        if let refusal = overlap(from, isFolder: entry.stat.isDirectory && !(isMove && entry.isLink), target, request.method) {
+            return refusal
+        }
+        let existing = target.stat()
         var changes = [Change(path: destination, subtree: true, membership: true)]
         if isMove { changes.append(Change(path: source, subtree: true, membership: true)) }
         if let refusal = checkLocks(request, target: source, changes: changes) { return refusal }
         if existing != nil {
             guard overwrite == "T" else { return .text(412, "destination exists and Overwrite is F") }
-            do { try FileSystem.removeTree(destination.filePath) } catch {
+            do { try FileSystem.removeTree(in: target.folder, target.name) } catch {
                 return .text(500, "cannot replace \(destination.relative)")
             }
             properties.remove(destination)
@@ -40,50 +46,83 @@ extension WebDAV {
         }
         do {
             if isMove {
-                try FileSystem.rename(source.filePath, destination.filePath)
+                guard renameat(from.folder, from.name, target.folder, target.name) == 0 else {
+                    throw FileSystemError(operation: "rename", path: destination.relative, errno: errno)
+                }
                 properties.move(from: source, to: destination)
                 locks.removeAll(under: source)
             } else {
-                try copyTree(source.filePath, destination.filePath, recursive: depth == "infinity")
+                try copyTree(from.folder, from.name, to: target.folder, target.name, recursive: depth == "infinity")
                 try properties.copy(from: source, to: destination)
             }
         } catch {
-            if !isMove { try? FileSystem.removeTree(destination.filePath) }
+            if !isMove { try? FileSystem.removeTree(in: target.folder, target.name) }
             if let e = error as? FileSystemError, e.isNoSpace { return .text(507, "insufficient storage") }
             return .text(500, "cannot \(request.method) \(source.relative) to \(destination.relative)")
         }
-        FileSystem.syncDirectory(parent.filePath)
+        _ = fsync(target.folder)
         return existing == nil ? .text(201, "created") : HTTPResponse(status: 204)
     }
 
-    /// Copies a file, or a folder with (when `recursive`) everything in it, hidden property sidecars included
-    /// and in-flight temp files left out.
-    private func copyTree(_ from: String, _ to: String, recursive: Bool) throws {
-        guard let st = FileSystem.stat(from) else { throw FileSystemError(operation: "stat", path: from, errno: ENOENT) }
-        if st.isDirectory {
-            try FileSystem.makeDirectory(to)
-            guard recursive else { return }
-            for name in (try? FileManager.default.contentsOfDirectory(atPath: from)) ?? [] {
-                if name.hasPrefix(PathResolver.hiddenPrefix) && !name.hasPrefix(PathResolver.hiddenPrefix + "props") { continue }
-                try copyTree(from + "/" + name, to + "/" + name, recursive: true)
-            }
-        } else {
-            try copyFile(from, to)
+    /// The `Destination` header as a path under the root: 400 without one, 502 outside `/dav/` (another
+    /// server's business, RFC 4918 §9.8.5), 403 when it leads out of the root.
+    private func destination(_ request: HTTPRequest) -> Checked<StoragePath> {
+        guard let header = request.headers["Destination"] else { return .refused(.text(400, "Destination header missing")) }
+        switch store.resolver.resolve(destination: header) {
+        case let .success(p): return .value(p)
+        case .failure(.unreachable): return .refused(.text(403, "Destination: leads outside the root"))
+        case let .failure(refusal):
+            return .refused(.text(refusal == .notFound ? 502 : refusal.status, "Destination: \(refusal.message)"))
         }
     }
 
-    private func copyFile(_ from: String, _ to: String) throws {
-        let input = try FileSystem.open(from, O_RDONLY)
+    /// 403 when source and destination are one entry, when a folder would go into itself, or when replacing
+    /// the destination would remove the source; compared where the entries really are, links resolved.
+    private func overlap(_ source: Location, isFolder: Bool, _ destination: Location, _ method: String) -> HTTPResponse? {
+        if source.physical == destination.physical { return .text(403, "source and destination are the same") }
+        if isFolder && destination.isWithin(source) { return .text(403, "cannot \(method) a collection into itself") }
+        if source.isWithin(destination) { return .text(403, "the destination holds the source") }
+        return nil
+    }
+
+    /// Copies a file, or a folder with (when `recursive`) its files and folders, hidden property sidecars
+    /// included; in-flight temp files, links, FIFOs, sockets and devices are left out.
+    private func copyTree(_ fromFolder: Int32, _ fromName: String, to toFolder: Int32, _ toName: String, recursive: Bool) throws {
+        guard let st = FileStat(at: fromFolder, fromName) else { throw FileSystemError(operation: "stat", path: fromName, errno: errno) }
+        switch st.kind {
+        case .directory:
+            guard mkdirat(toFolder, toName, 0o755) == 0 else { throw FileSystemError(operation: "mkdir", path: toName, errno: errno) }
+            guard recursive else { return }
+            let from = try FileSystem.openFolder(in: fromFolder, fromName)
+            defer { close(from) }
+            let to = try FileSystem.openFolder(in: toFolder, toName)
+            defer { close(to) }
+            guard let names = FileSystem.names(in: from) else { throw FileSystemError(operation: "read", path: fromName, errno: errno) }
+            for name in names {
+                if name.hasPrefix(PathResolver.hiddenPrefix) && !name.hasPrefix(PathResolver.hiddenPrefix + "props") { continue }
+                guard FileStat(at: from, name)?.isServed == true else { continue }
+                try copyTree(from, name, to: to, name, recursive: true)
+            }
+        case .file:
+            try copyFile(fromFolder, fromName, to: toFolder, toName)
+        case .symlink, .other:
+            throw FileSystemError(operation: "copy", path: fromName, errno: ENOENT)
+        }
+    }
+
+    private func copyFile(_ fromFolder: Int32, _ fromName: String, to folder: Int32, _ name: String) throws {
+        let input = try FileSystem.openRegularFile(in: fromFolder, fromName)
         defer { close(input) }
-        let output = try FileSystem.open(to, O_WRONLY | O_CREAT | O_EXCL, mode: 0o644)
-        let sink = FileSink(fd: output, path: to)
+        let output = openat(folder, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard output >= 0 else { throw FileSystemError(operation: "create", path: name, errno: errno) }
+        let sink = FileSink(fd: output, path: name)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: FileSink.bufferSize, alignment: 16)
         defer { buffer.deallocate() }
         while true {
             let n = read(input, buffer.baseAddress, buffer.count)
             if n < 0 {
                 if errno == EINTR { continue }
-                throw FileSystemError(operation: "read", path: from, errno: errno)
+                throw FileSystemError(operation: "read", path: fromName, errno: errno)
             }
             if n == 0 { break }
             try sink.append(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))

@@ -33,14 +33,9 @@ extension WebDAV {
                 return .text(400, "PROPFIND needs prop, propname or allprop")
             }
         }
-        guard let stat = FileSystem.stat(target.filePath) else { return .text(404, "not found: \(target.relative)") }
-        var resources = [(target, stat)]
-        if depth == "1" && stat.isDirectory {
-            for name in FileSystem.list(target.filePath) {
-                let child = target.appending(name)
-                if let s = FileSystem.stat(child.filePath), store.resolver.isConfined(child) { resources.append((child, s)) }
-            }
-        }
+        guard let entry = FileTree.entry(target) else { return .text(404, "not found: \(target.relative)") }
+        var resources = [(target, entry.stat)]
+        if depth == "1" && entry.stat.isDirectory { resources += FileTree.members(of: entry, at: target) }
         let multistatus = DAVXML.dav("multistatus", resources.map { describe($0.0, $0.1, wanted) })
         return DAVXML.response(207, multistatus)
     }

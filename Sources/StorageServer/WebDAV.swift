@@ -95,15 +95,15 @@ final class WebDAV: Sendable {
 
     private func delete(_ request: HTTPRequest, target: StoragePath) -> HTTPResponse {
         if target.isRoot { return .text(403, "cannot delete the root collection") }
-        let existing = FileSystem.stat(target.filePath)
-        guard existing != nil else { return .text(404, "not found: \(target.relative)") }
+        // A link is removed itself, never what it points at; nothing below a folder is followed.
+        guard let entry = FileTree.entry(target) else { return .text(404, "not found: \(target.relative)") }
         if let refusal = checkLocks(request, target: target, changes: [Change(path: target, subtree: true, membership: true)]) {
             return refusal
         }
-        if let status = Preconditions.evaluate(request, stat: existing) {
+        if let status = Preconditions.evaluate(request, stat: entry.stat) {
             return .text(status, "precondition failed for \(target.relative)")
         }
-        do { try FileSystem.removeTree(target.filePath) } catch {
+        do { try FileSystem.removeTree(in: entry.own.folder, entry.own.name) } catch {
             return .text(500, "cannot delete \(target.relative)")
         }
         properties.remove(target)
@@ -122,7 +122,7 @@ final class WebDAV: Sendable {
         if let refusal = checkLocks(request, target: target, changes: [Change(path: target, membership: true)]) {
             return .respond(refusal)
         }
-        do { try FileSystem.makeDirectory(target.filePath) } catch let e as FileSystemError {
+        do { try FileSystem.makeDirectory(target) } catch let e as FileSystemError {
             return .respond(e.isNoSpace ? .text(507, "insufficient storage") : .text(500, "cannot create \(target.relative)"))
         } catch { return .respond(.text(500, "cannot create \(target.relative)")) }
         properties.remove(target)

@@ -1,0 +1,36 @@
+import Foundation
+
+/// An entry under the root reached by walking open folder descriptors (see ``FileTree``): the open folder
+/// that holds it and its name there. What is done to it goes through `*at` calls on that descriptor, so a
+/// symlink or a concurrent rename of a folder above it cannot redirect the call outside the root.
+final class Location {
+    /// The open folder holding the entry; owned, closed with the location.
+    let folder: Int32
+    /// The entry's name in `folder`; "." when the entry is that folder itself (the root, or a link's target).
+    let name: String
+    /// Where the entry really is: its segments below the root with every link resolved. Two locations are
+    /// compared by these to tell whether one lies inside the other, whatever links the request went through.
+    let physical: [String]
+
+    init(folder: Int32, name: String, physical: [String]) {
+        self.folder = folder
+        self.name = name
+        self.physical = physical
+    }
+
+    deinit { close(folder) }
+
+    /// The entry itself (a link is described, not followed); nil when nothing is there.
+    func stat() -> FileStat? { FileStat(at: folder, name) }
+
+    /// True when `self` is `other` or lies inside it.
+    func isWithin(_ other: Location) -> Bool { physical.starts(with: other.physical) }
+
+    /// Opens a regular file for reading (see ``FileSystem/openRegularFile(in:_:)``).
+    func openFile() throws -> Int32 { try FileSystem.openRegularFile(in: folder, name) }
+
+    /// Opens the entry as a folder, refusing a link.
+    func openFolder() throws -> Int32 {
+        try FileSystem.openFolder(in: folder, name)
+    }
+}
