@@ -39,8 +39,9 @@ enum SecretOptions {
         var headers = try fields(arguments.all("--header"), option: "--header", command: command)
         if let file = arguments.value("--header-file") {
             let text = String(decoding: try readSecret(file, noun: "header file"), as: UTF8.self)
-            for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-                let trimmed = line.trimmingCharacters(in: .whitespaces.union(CharacterSet(charactersIn: "\r")))
+            // Character.isNewline: "\r\n" is one Character, so splitting on "\n" alone would miss it.
+            for (index, line) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
+                let trimmed = line.trimmingCharacters(in: .whitespaces)
                 if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
                 guard let field = parseField(trimmed) else {
                     throw CommandFailure("header file \(file), line \(index + 1): expected 'NAME: VALUE' with a valid name and no control characters")

@@ -9,9 +9,9 @@ final class ProxyProcess {
     let stdout = Pipe()
     let stderr = Pipe()
 
-    init(_ arguments: [String], environment: [String: String] = ["PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory()]) throws {
-        process.executableURL = skyliftBinary()
-        process.arguments = ["proxy"] + arguments
+    init(_ arguments: [String], environment: [String: String] = ["PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory()],
+         umask: String? = nil) throws {
+        (process.executableURL, process.arguments) = skyliftInvocation(["proxy"] + arguments, umask: umask)
         process.environment = environment
         process.standardOutput = stdout
         process.standardError = stderr

@@ -12,9 +12,8 @@ final class WatchProcess {
     private let stderr = Pipe()
     private var pending = Data()
 
-    init(_ arguments: [String], environment: [String: String] = ["PATH": "/usr/bin:/bin"]) throws {
-        process.executableURL = skyliftBinary()
-        process.arguments = ["watch"] + arguments
+    init(_ arguments: [String], environment: [String: String] = ["PATH": "/usr/bin:/bin"], umask: String? = nil) throws {
+        (process.executableURL, process.arguments) = skyliftInvocation(["watch"] + arguments, umask: umask)
         process.environment = environment
         process.standardOutput = stdout
         process.standardError = stderr
