@@ -1,6 +1,7 @@
 import Foundation
 import HTTPClient
 import Remotes
+import SkyliftCore
 import Uploads
 
 /// `skylift upload FILE... --to URL`: resumable streaming uploads over tus or WebDAV.
@@ -77,7 +78,7 @@ public enum UploadCommand: Command {
         var failed = false
         for target in targets {
             let destination = RemotePath.url(target.name, in: uploader.remote.folderURL).absoluteString
-            let what = "\(target.label) → \(destination)"
+            let what = "\(target.label) → \(Redaction.url(destination))"
             do {
                 switch try await uploader.abandon(source: target.source, as: target.name) {
                 case let .aborted(confirmed):
