@@ -11,7 +11,8 @@ public struct StorageConfiguration: Sendable {
     public var tusExpiry: TimeInterval
     /// Largest upload accepted (tus `Tus-Max-Size`, and the cap on PUT bodies).
     public var maxUploadSize: Int64
-    /// Receives one line per finished request (method, raw path, status, bytes, ms); never headers or queries.
+    /// Receives one line per finished request (method, path as sent with control bytes escaped, status, bytes,
+    /// ms); never headers or queries.
     public var accessLog: (@Sendable (String) -> Void)?
     /// Most connections served at once (each holds a thread).
     public var connectionLimit: Int

@@ -102,6 +102,8 @@ func fetch(_ url: String, range: String? = nil, extra: [String] = []) throws -> 
             (["proxy", "--origin", "ftp://h/x?sig=secret1"], "skylift proxy: bad value 'ftp://h/x?sig=REDACTED' for '--origin': expected an http://, https:// or s3:// URL\n"),
             (["proxy", "--origin", "http://h", "--header", "secret2"], "skylift proxy: option '--header' needs 'NAME: VALUE' with a valid name and no control characters\n"),
             (["proxy", "--origin", "http://h", "--max-cache-size", "huge"], "skylift proxy: bad value 'huge' for '--max-cache-size': expected a size of at least 1M, e.g. 500M or 2G\n"),
+            (["proxy", "--origin", "http://h", "--allow-host", "media.lan:8422"], "skylift proxy: bad value 'media.lan:8422' for '--allow-host': expected a host name or IP address without a port\n"),
+            (["proxy", "--origin", "http://h", "--token", "a b"], "skylift proxy: option '--token' holds a token with spaces or control characters\n"),
             (["proxy", "--origin", "http://h", "--listen", "nowhere"], "skylift proxy: bad value 'nowhere' for '--listen': expected HOST:PORT, e.g. 127.0.0.1:8421 or [::1]:8421\n"),
         ]
         for (args, message) in cases {
