@@ -2,6 +2,7 @@ import Foundation
 import FolderWatch
 import HTTPClient
 import Remotes
+import SkyliftCore
 import Synchronization
 import Uploads
 
@@ -27,11 +28,11 @@ public struct EngineUploader: FileUploading {
             return EngineUploader(uploader: Uploader(remote: remote, store: ResumeStore(directory: stateDirectory), options: options))
         } catch let error as RemoteError {
             if let status = error.status, status == 401 || status == 403 {
-                throw .authenticationRefused(url: url.absoluteString, status: status)
+                throw .authenticationRefused(url: Redaction.url(url), status: status)
             }
-            throw .destinationUnusable(url: url.absoluteString, reason: error.description)
+            throw .destinationUnusable(url: Redaction.url(url), reason: error.description)
         } catch {
-            throw .destinationUnusable(url: url.absoluteString, reason: "\(error)")
+            throw .destinationUnusable(url: Redaction.url(url), reason: "\(error)")
         }
     }
 
@@ -105,7 +106,7 @@ public struct EngineUploader: FileUploading {
 
     static func failure(_ error: RemoteError) -> UploadFailure {
         if case let .status(code, _, url, _) = error, code == 401 || code == 403 {
-            return .refused(url: url.absoluteString, status: code)
+            return .refused(url: Redaction.url(url), status: code)
         }
         return .failed(error.description)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import FolderWatch
+import SkyliftCore
 
 /// The durable queue: one SQLite database (WAL) under the state folder, one row per known file.
 ///
@@ -19,12 +20,15 @@ public final class UploadQueue: Sendable {
     /// Opens or creates the queue in `stateDirectory` for the folder `root`.
     /// Throws `AutoUploadError.stateBelongsToOtherFolder` when the state was made for another folder.
     public init(stateDirectory: URL, root: String) throws(AutoUploadError) {
-        do {
-            try FileManager.default.createDirectory(at: stateDirectory, withIntermediateDirectories: true)
-        } catch {
-            throw .stateNotUsable(path: stateDirectory.path, reason: "cannot create it: \(error.localizedDescription)")
-        }
         let path = stateDirectory.appendingPathComponent(Self.fileName).path
+        do {
+            // Folders 0700, database 0600 before SQLite opens it: SQLite gives its -wal and -shm files the
+            // database's mode, and the queue lists every file name and upload URL.
+            try PrivateFiles.createDirectory(stateDirectory.path)
+            try PrivateFiles.createEmpty(path)
+        } catch {
+            throw .stateNotUsable(path: stateDirectory.path, reason: "cannot create it: \(error)")
+        }
         self.root = root
         do {
             db = try SQLiteDatabase(path: path)

@@ -64,14 +64,7 @@ public final class HTTPSource: BlobSource {
     }
 
     /// The URL without credentials or query, which may hold signatures.
-    static func displayName(_ url: URL) -> String {
-        guard var parts = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return "(url)" }
-        parts.user = nil
-        parts.password = nil
-        parts.query = nil
-        parts.fragment = nil
-        return parts.string ?? "(url)"
-    }
+    static func displayName(_ url: URL) -> String { Redaction.url(url, query: .drop) }
 
     /// Ranged requests sent so far (the probe at open included).
     public var requestCount: Int { state.withLock { $0.requests } }

@@ -59,6 +59,9 @@ final class CurlTransfer: @unchecked Sendable {
     /// Sets every option for this request; returns the header list, which must outlive the transfer.
     private func configure(_ h: UnsafeMutableRawPointer, errorBuffer: UnsafeMutablePointer<CChar>) -> UnsafeMutablePointer<curl_slist>? {
         skylift_curl_set_string(h, CURLOPT_URL, request.url.absoluteString)
+        // Send the path as given: callers (the proxy) check it, and curl squashing `/../` afterwards would
+        // let a request escape the prefix it was checked against.
+        skylift_curl_set_long(h, CURLOPT_PATH_AS_IS, 1)
         skylift_curl_set_string(h, CURLOPT_PROTOCOLS_STR, "http,https")
         skylift_curl_set_ptr(h, CURLOPT_ERRORBUFFER, errorBuffer)
         // Signals are process-wide; curl on a worker thread must not touch them.

@@ -1,6 +1,7 @@
 #if canImport(CCurl)
 import CCurl
 import Foundation
+import SkyliftCore
 
 /// HTTP over libcurl: the Linux default, because URLSession on Linux moves bytes several times slower.
 ///
@@ -34,7 +35,7 @@ public final class CurlTransport: HTTPTransport {
     }
 
     public func execute(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {
-        let url = HTTPClientError.redacted(request.url)
+        let url = Redaction.redactedURL(request.url)
         try Self.validate(request, redactedURL: url)
         let channel = ResponseChannel(url: url, capacity: configuration.responseBufferSize)
         let transfer = CurlTransfer(request: request, redactedURL: url, channel: channel, pool: pool,

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Why a request failed. Carries the URL (without user info or secret query values) and never header values.
+/// Why a request failed. Carries the URL as `Redaction.redactedURL` leaves it and never header values.
 public enum HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The request could not be sent as given (unsupported scheme, malformed URL or header).
     case invalidRequest(url: URL, reason: String)
@@ -27,22 +27,5 @@ public enum HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible
         case let .bodyTooLarge(url, limit): "response body of \(url.absoluteString) is larger than \(limit) bytes"
         case .cancelled: "request cancelled"
         }
-    }
-
-    /// `url` fit to appear in an error: user info dropped, values of query items that look like secrets
-    /// (signatures, tokens, credentials) replaced.
-    public static func redacted(_ url: URL) -> URL {
-        guard var parts = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url }
-        parts.user = nil
-        parts.password = nil
-        let secretish = ["signature", "token", "credential", "secret", "password", "key"]
-        if let items = parts.percentEncodedQueryItems {
-            parts.percentEncodedQueryItems = items.map { item in
-                let name = item.name.lowercased()
-                return secretish.contains(where: name.contains) && item.value != nil
-                    ? URLQueryItem(name: item.name, value: "REDACTED") : item
-            }
-        }
-        return parts.url ?? url
     }
 }

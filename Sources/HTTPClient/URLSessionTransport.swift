@@ -1,4 +1,5 @@
 import Foundation
+import SkyliftCore
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -21,7 +22,7 @@ public final class URLSessionTransport: HTTPTransport {
     }
 
     public func execute(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {
-        let url = HTTPClientError.redacted(request.url)
+        let url = Redaction.redactedURL(request.url)
         guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw HTTPClientError.invalidRequest(url: url, reason: "only http and https URLs are supported")
         }

@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Foundation
+import SkyliftCore
 
 // libmicrohttpd calls these plain C functions on its connection threads. Per-request state lives in a
 // RequestContext whose retained pointer sits in the connection's `con_cls` slot from the first call
@@ -104,7 +105,8 @@ let skyliftRequestCompleted: MHD_RequestCompletedCallback = { cls, _, conCls, to
     let ms = Double(DispatchTime.now().uptimeNanoseconds - context.started.uptimeNanoseconds) / 1_000_000
     let outcome = toe == MHD_RequestTerminationCode.REQUEST_TERMINATED_COMPLETED_OK ? "" : " (connection ended early)"
     let status = context.status == 0 ? "-" : String(context.status)
-    log("\(context.request.method) \(context.request.path) \(status) in=\(context.received) out=\(context.sent) "
+    // The target and method are the client's bytes: escaped so a line is always one printable line.
+    log("\(LogText.escaped(context.request.method)) \(LogText.escaped(context.request.path)) \(status) in=\(context.received) out=\(context.sent) "
         + "\(String(format: "%.1f", ms))ms\(outcome)")
 }
 

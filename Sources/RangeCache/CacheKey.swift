@@ -1,4 +1,5 @@
 import Foundation
+import SkyliftCore
 
 /// The key a resource is cached under: its origin URL, optionally without named query parameters.
 ///
@@ -28,8 +29,6 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
     /// Builds a key from text already normalized (as read back from disk).
     init(normalized: String) { value = normalized }
 
-    /// The URL without its query, for log lines: queries may hold signatures.
-    public var description: String {
-        String(value.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0])
-    }
+    /// The URL without user info or query, for log lines: those may hold credentials and signatures.
+    public var description: String { Redaction.url(value, query: .drop) }
 }

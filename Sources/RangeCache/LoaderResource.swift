@@ -19,7 +19,7 @@ final class LoaderResource: Sendable {
 
     var cache: RangeCache { loader.cache }
     var configuration: RangeLoader.Configuration { loader.configuration }
-    var display: String { key.descriptionWithoutUser }
+    var display: String { Redaction.url(key.value, query: .drop) }
 
     // MARK: content info
 
@@ -27,6 +27,7 @@ final class LoaderResource: Sendable {
     func fresh(url: URL) -> RangeResource? {
         state.withLock { s -> RangeResource? in
             s.url = url
+            s.lastUsed = .now
             guard let info = s.info, let at = s.validatedAt,
                   ContinuousClock.now - at < .seconds(configuration.revalidateAfter) else { return nil }
             return RangeResource(resource: self, generation: s.generation, info: info)
@@ -94,6 +95,11 @@ final class LoaderResource: Sendable {
         guard a.length == b.length else { return false }
         if a.etag != nil || b.etag != nil { return a.etag == b.etag }
         return a.lastModified == b.lastModified
+    }
+
+    /// When the resource was last used, if nobody reads or downloads it now; nil while it is busy.
+    func idleSince() -> ContinuousClock.Instant? {
+        state.withLock { s in s.readers.isEmpty && s.downloads.isEmpty ? s.lastUsed : nil }
     }
 
     func shutdown() {
@@ -187,6 +193,7 @@ final class LoaderResource: Sendable {
     func removeReader(_ id: Int) {
         let wake = state.withLock { s -> (@Sendable () -> Void)? in
             guard let r = s.readers.removeValue(forKey: id) else { return nil }
+            s.lastUsed = .now
             if let pin = r.pin { cache.unpin(pin) }
             pruneDownloads(&s)
             return r.waiter
@@ -282,6 +289,8 @@ struct ResourceState {
     var memoryOrder: [Int] = []
     var uncachedLogged = false
     var nextID = 0
+    /// Last open, or last reader leaving.
+    var lastUsed = ContinuousClock.now
 
     var memoryInUse: Bool { !memoryOrder.isEmpty }
 }

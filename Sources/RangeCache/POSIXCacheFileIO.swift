@@ -9,7 +9,8 @@ import Darwin
 struct POSIXCacheFileIO: CacheFileIO {
     func open(_ path: String, create: Bool) throws -> Int32 {
         let flags = O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0)
-        let fd = libcOpen(path, flags, 0o644)
+        // 0600: cached bytes are the origin's content, fetched with a token other users do not have.
+        let fd = libcOpen(path, flags, 0o600)
         guard fd >= 0 else { throw CacheIOError(call: "open", path: path, errno: errno) }
         return fd
     }

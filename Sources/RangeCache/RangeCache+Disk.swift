@@ -14,15 +14,15 @@ extension RangeCache {
                 try? fm.removeItem(atPath: resources)
             }
             do {
-                try Data((formatLine + "\n").utf8).write(to: URL(fileURLWithPath: formatPath), options: .atomic)
+                try PrivateFiles.replace(formatPath, with: Array((formatLine + "\n").utf8))
             } catch {
                 throw RangeCacheError.unusableDirectory(path: directory, reason: "cannot write \(formatPath)")
             }
         }
         do {
-            try fm.createDirectory(atPath: resources, withIntermediateDirectories: true)
+            try PrivateFiles.createDirectory(resources)
         } catch {
-            throw RangeCacheError.unusableDirectory(path: resources, reason: error.localizedDescription)
+            throw RangeCacheError.unusableDirectory(path: resources, reason: "\(error)")
         }
     }
 

@@ -58,9 +58,9 @@ public final class RangeCache: Sendable {
         self.io = io
         let dir = configuration.directory.path
         do {
-            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            try PrivateFiles.createDirectory(dir)
         } catch {
-            throw RangeCacheError.unusableDirectory(path: dir, reason: "\(error.localizedDescription)")
+            throw RangeCacheError.unusableDirectory(path: dir, reason: "\(error)")
         }
         do {
             lockDescriptor = try io.lockExclusive(dir + "/lock")

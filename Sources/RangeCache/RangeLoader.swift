@@ -31,12 +31,20 @@ public final class RangeLoader: Sendable {
         public var memoryFallback: Int64
         /// Retries of a failed origin download (connect errors, cut transfers; never 4xx).
         public var retry: RetryPolicy
+        /// Resources with no reader and no download kept in memory (with their content info, so a player
+        /// coming back needs no new HEAD); beyond this the least recently used are forgotten. Their cached
+        /// bytes stay on disk. Every URL a client asks gets an entry, so without this bound a client asking
+        /// many URLs would grow the process without end.
+        public var maxIdleResources: Int
+        /// Seconds an idle resource is kept at most.
+        public var idleResourceTimeout: Double
         /// Receives one line per notable event. Lines carry URLs without queries, never header values.
         public var log: @Sendable (String) -> Void
 
         public init(droppedQueryParameters: Set<String> = [], initialWindow: Int64 = 1 << 20,
                     maxWindow: Int64 = 32 << 20, lookAhead: Int64 = 1 << 20, revalidateAfter: Double = 5,
                     memoryFallback: Int64 = 32 << 20, retry: RetryPolicy = RetryPolicy(maxAttempts: 3, baseDelay: 0.1, maxDelay: 1),
+                    maxIdleResources: Int = 1024, idleResourceTimeout: Double = 600,
                     log: @escaping @Sendable (String) -> Void = { _ in }) {
             self.droppedQueryParameters = droppedQueryParameters
             self.initialWindow = initialWindow
@@ -45,6 +53,8 @@ public final class RangeLoader: Sendable {
             self.revalidateAfter = revalidateAfter
             self.memoryFallback = memoryFallback
             self.retry = retry
+            self.maxIdleResources = maxIdleResources
+            self.idleResourceTimeout = idleResourceTimeout
             self.log = log
         }
     }
@@ -84,7 +94,29 @@ public final class RangeLoader: Sendable {
             if let r = all[key.value] { return r }
             let r = LoaderResource(key: key, url: url, loader: self)
             all[key.value] = r
+            dropIdle(&all, sparing: key.value)
             return r
+        }
+    }
+
+    /// Resources held in memory now (busy and idle).
+    public var resourceCount: Int { resources.withLock { $0.count } }
+
+    /// Forgets resources idle past the timeout, then the least recently used idle ones beyond the bound.
+    /// Busy resources (readers or downloads) stay: each belongs to a connection, which the server bounds.
+    private func dropIdle(_ all: inout [String: LoaderResource], sparing: String) {
+        let now = ContinuousClock.now
+        var idle = all.compactMap { key, r in key == sparing ? nil : r.idleSince().map { (key: key, since: $0) } }
+        let timeout = Duration.seconds(configuration.idleResourceTimeout)
+        var dropped = 0
+        for entry in idle where now - entry.since > timeout {
+            all.removeValue(forKey: entry.key)
+            dropped += 1
+        }
+        guard idle.count - dropped > configuration.maxIdleResources else { return }
+        idle = idle.filter { all[$0.key] != nil }.sorted { $0.since < $1.since }
+        for entry in idle.prefix(idle.count - configuration.maxIdleResources) {
+            all.removeValue(forKey: entry.key)
         }
     }
 

@@ -62,17 +62,5 @@ public enum RangeOriginError: Error, Equatable, CustomStringConvertible {
     }
 
     /// `url` as errors and logs show it: scheme, host, port and path; no user info, no query.
-    public static func display(_ url: URL) -> String { CacheKey(url: url).descriptionWithoutUser }
-}
-
-extension CacheKey {
-    /// The key's URL without query or user info.
-    var descriptionWithoutUser: String {
-        guard var parts = URLComponents(string: value) else { return description }
-        parts.user = nil
-        parts.password = nil
-        parts.query = nil
-        parts.fragment = nil
-        return parts.string ?? description
-    }
+    public static func display(_ url: URL) -> String { Redaction.url(url, query: .drop) }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SkyliftCore
 
 /// Why a remote operation failed, with the URL it concerned.
 ///
@@ -60,14 +61,14 @@ public enum RemoteError: Error, Sendable, Equatable, CustomStringConvertible {
             case 507: cause = "server out of space (507)"
             default: cause = "\(method) failed with HTTP \(code)"
             }
-            return "\(url.redactedString): \(cause)" + (detail.map { ": \($0)" } ?? "")
-        case let .network(url, reason): return "\(url.redactedString): \(reason)"
-        case let .offsetConflict(url): return "\(url.redactedString): upload offset conflict"
-        case let .checksumMismatch(url): return "\(url.redactedString): server rejected the part checksum (460)"
-        case let .unsupportedServer(url): return "\(url.redactedString): speaks neither tus nor WebDAV"
-        case let .notAFolder(url): return "\(url.redactedString): is a file, not a folder"
-        case let .protocolViolation(url, reason): return "\(url.redactedString): protocol error: \(reason)"
-        case let .uploadGone(url): return "\(url.redactedString): upload no longer exists on the server"
+            return "\(Redaction.url(url, query: .drop)): \(cause)" + (detail.map { ": \($0)" } ?? "")
+        case let .network(url, reason): return "\(Redaction.url(url, query: .drop)): \(reason)"
+        case let .offsetConflict(url): return "\(Redaction.url(url, query: .drop)): upload offset conflict"
+        case let .checksumMismatch(url): return "\(Redaction.url(url, query: .drop)): server rejected the part checksum (460)"
+        case let .unsupportedServer(url): return "\(Redaction.url(url, query: .drop)): speaks neither tus nor WebDAV"
+        case let .notAFolder(url): return "\(Redaction.url(url, query: .drop)): is a file, not a folder"
+        case let .protocolViolation(url, reason): return "\(Redaction.url(url, query: .drop)): protocol error: \(reason)"
+        case let .uploadGone(url): return "\(Redaction.url(url, query: .drop)): upload no longer exists on the server"
         }
     }
 }
@@ -84,15 +85,4 @@ public enum RemoteErrorDisposition: Sendable, Equatable {
     case restart
     /// Give up and report.
     case fatal
-}
-
-extension URL {
-    /// The URL without user info or query, for messages: credentials and signed query strings stay out of logs.
-    public var redactedString: String {
-        guard var c = URLComponents(url: self, resolvingAgainstBaseURL: false) else { return "<url>" }
-        c.user = nil
-        c.password = nil
-        if c.query != nil { c.query = nil }
-        return c.string ?? "<url>"
-    }
 }

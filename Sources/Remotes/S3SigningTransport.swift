@@ -63,11 +63,11 @@ public struct S3SigningTransport: HTTPTransport {
             bucket = String(host.dropLast(endpointHost.count + 1))
             key = String(path.drop { $0 == "/" })
         } else {
-            throw HTTPClientError.invalidRequest(url: HTTPClientError.redacted(url),
+            throw HTTPClientError.invalidRequest(url: Redaction.redactedURL(url),
                                                  reason: "not an s3:// URL or a URL on the S3 endpoint \(endpoint.absoluteString)")
         }
         guard !bucket.isEmpty else {
-            throw HTTPClientError.invalidRequest(url: HTTPClientError.redacted(url), reason: "URL names no bucket")
+            throw HTTPClientError.invalidRequest(url: Redaction.redactedURL(url), reason: "URL names no bucket")
         }
         return S3Client.Call(method: method, bucket: bucket, key: key.isEmpty ? nil : key, query: query)
     }

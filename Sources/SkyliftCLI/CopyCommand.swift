@@ -9,7 +9,7 @@ public enum CopyCommand: Command {
     public static let spec = CommandSpec(
         name: "copy",
         summary: "stream a file, an http(s) or an s3:// object into a cloud folder, with no local copy",
-        usage: "copy SOURCE DEST [--source-header 'NAME: VALUE']... [--token TOKEN] [--header 'NAME: VALUE']... [--state DIR] [--json] [--force] [--verify] [--cancel] [--s3-endpoint URL] [--s3-addressing MODE]",
+        usage: "copy SOURCE DEST [--source-header 'NAME: VALUE']... [--token-file FILE | --token TOKEN] [--header-file FILE] [--header 'NAME: VALUE']... [--state DIR] [--json] [--force] [--verify] [--cancel] [--s3-endpoint URL] [--s3-addressing MODE]",
         details: """
         Copy SOURCE (a local path, an http(s) URL or s3://bucket/key, read with ranged GETs)
         into the folder DEST (as for upload: tus when offered, else WebDAV PUT; s3://bucket/prefix/
@@ -31,14 +31,14 @@ public enum CopyCommand: Command {
         let source = arguments.positionals[0], dest = arguments.positionals[1]
         let settings = try TransferSettings(arguments, destination: dest, context: context, command: spec.name)
         let transport = makeDefaultTransport()
-        let sourceHeaders = try TransferSettings.headers(arguments.all("--source-header"), option: "--source-header", command: spec.name)
+        let sourceHeaders = try SecretOptions.fields(arguments.all("--source-header"), option: "--source-header", command: spec.name)
         if arguments.flag("--cancel") {
             let target: (label: String, source: String, name: String)
             if S3Settings.isS3(source) {
                 let (url, name) = try S3Settings.objectURL(source, command: spec.name, option: "SOURCE")
-                target = (source, url.redactedString, name)
+                target = (source, Redaction.url(url, query: .drop), name)
             } else if let url = URL(string: source), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" {
-                target = (url.redactedString, url.redactedString, url.lastPathComponent)
+                target = (Redaction.url(url, query: .drop), Redaction.url(url, query: .drop), url.lastPathComponent)
             } else {
                 target = (source, URL(fileURLWithPath: source).standardizedFileURL.path, URL(fileURLWithPath: source).lastPathComponent)
             }
@@ -56,10 +56,10 @@ public enum CopyCommand: Command {
         } else if let url = URL(string: source), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" {
             let name = url.lastPathComponent
             guard !name.isEmpty, name != "/" else {
-                throw UsageError.badValue(command: spec.name, option: "SOURCE", value: url.redactedString, expected: "a URL naming an object, not a folder")
+                throw UsageError.badValue(command: spec.name, option: "SOURCE", value: Redaction.url(url, query: .drop), expected: "a URL naming an object, not a folder")
             }
             let headers = sourceHeaders
-            item = UploadItem(label: url.redactedString, name: name) {
+            item = UploadItem(label: Redaction.url(url, query: .drop), name: name) {
                 try await BlobUploadSource.http(url, headers: headers, transport: transport)
             }
         } else {

@@ -1,4 +1,5 @@
 import Foundation
+import SkyliftCore
 import StorageServer
 
 /// The embedded cloud started inside a command that was given no destination (`skylift watch DIR`):
@@ -12,7 +13,8 @@ struct EmbeddedCloud {
     /// Starts on the default address, or on a free port when that one is taken (a `serve` already running).
     static func start(_ environment: [String: String]) throws -> EmbeddedCloud {
         let store = EmbeddedCloudDefaults(environment: environment).store
-        try FileManager.default.createDirectory(at: store, withIntermediateDirectories: true)
+        // 0700: the store holds the user's uploads and its token file sits beside it.
+        do { try PrivateFiles.createDirectory(store.path) } catch { throw CommandFailure("cannot create the store: \(error)") }
         let (token, _) = try EmbeddedCloudDefaults.loadOrCreateToken(forStore: store)
         let configuration = StorageConfiguration(root: store, token: token)
         let listen = EmbeddedCloudDefaults.listen

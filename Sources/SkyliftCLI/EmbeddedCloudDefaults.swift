@@ -1,5 +1,6 @@
 import Foundation
 import Hashing
+import SkyliftCore
 
 /// Where the embedded cloud keeps its store and token when nothing says otherwise, and how the token is
 /// created. Shared by `serve` and by `watch` without `--to`.
@@ -26,34 +27,29 @@ public struct EmbeddedCloudDefaults: Sendable {
         store.deletingLastPathComponent().appendingPathComponent(store.lastPathComponent + ".token")
     }
 
-    /// Reads the token next to `store`, creating a random one (mode 0600) on first use.
-    /// Returns the token and whether it was just created.
+    /// Reads the token next to `store`, creating a random one (mode 0600, in folders created 0700) on
+    /// first use. Returns the token and whether it was just created. Two first starts at once agree on one
+    /// token: the file appears complete or not at all, and only one of them creates it.
     public static func loadOrCreateToken(forStore store: URL) throws -> (token: String, created: Bool) {
         let file = tokenFile(forStore: store)
-        if let existing = try? String(contentsOf: file, encoding: .utf8) {
-            let token = existing.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !token.isEmpty else { throw CommandFailure("token file \(file.path) is empty; delete it to get a new token") }
-            return (token, false)
-        }
-        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        if FileManager.default.fileExists(atPath: file.path) { return (try readToken(file), false) }
         var bytes = [UInt8](repeating: 0, count: 24)
         for i in bytes.indices { bytes[i] = UInt8.random(in: 0...255) }
-        let token = bytes.hexString
-        // Create with 0600 from the start so the token is never readable by others, even briefly.
-        guard FileManager.default.createFile(atPath: file.path, contents: Data((token + "\n").utf8),
-                                             attributes: [.posixPermissions: 0o600]) else {
-            throw CommandFailure("cannot write token file \(file.path)")
+        let fresh = bytes.hexString
+        do {
+            if try PrivateFiles.createNew(file.path, with: Array((fresh + "\n").utf8)) { return (fresh, true) }
+        } catch {
+            throw CommandFailure("cannot write token file: \(error)")
         }
-        return (token, true)
+        return (try readToken(file), false)
     }
 
-    /// Reads a token from `--token-file`.
-    public static func readTokenFile(_ path: String) throws -> String {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw CommandFailure("cannot read token file \(path)")
+    private static func readToken(_ file: URL) throws -> String {
+        guard let existing = try? String(contentsOf: file, encoding: .utf8) else {
+            throw CommandFailure("cannot read token file \(file.path)")
         }
-        let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !token.isEmpty else { throw CommandFailure("token file \(path) is empty") }
+        let token = existing.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !token.isEmpty else { throw CommandFailure("token file \(file.path) is empty; delete it to get a new token") }
         return token
     }
 }

@@ -10,7 +10,7 @@ public enum ProxyCommand: Command {
     public static let spec = CommandSpec(
         name: "proxy",
         summary: "play cloud media in any player through a local caching proxy",
-        usage: "proxy --origin URL [--header 'NAME: VALUE']... [--token TOKEN] [--listen HOST:PORT] [--cache-dir DIR] [--max-cache-size SIZE] [--drop-query NAME]... [--quiet] [--s3-endpoint URL] [--s3-addressing MODE]",
+        usage: "proxy --origin URL [--token-file FILE | --token TOKEN] [--header-file FILE] [--header 'NAME: VALUE']... [--listen HOST:PORT] [--allow-host NAME]... [--cache-dir DIR] [--max-cache-size SIZE] [--drop-query NAME]... [--quiet] [--s3-endpoint URL] [--s3-addressing MODE]",
         details: """
         Serve GET http://LISTEN/<path> from <origin>/<path>, adding the origin's headers
         (a token) so players that cannot send them can play the local URL. Byte ranges
@@ -18,19 +18,26 @@ public enum ProxyCommand: Command {
         seeking starts new ranges and stops downloads nobody waits for any more.
         An s3://bucket/prefix/ origin is read with signed requests (credentials from the AWS
         environment or shared files, endpoint from --s3-endpoint or AWS_ENDPOINT_URL).
+        The token comes from --token-file, --token or $SKYLIFT_TOKEN. Only requests for
+        loopback names and addresses (and --allow-host names) are answered, so web pages
+        cannot read the origin by DNS rebinding; paths with '..', '.' or an encoded '/' are
+        refused (400), so every request stays under the origin's prefix.
         """,
         options: [
             OptionSpec("--origin", "URL", help: "base URL of the cloud files (http, https or s3://bucket/prefix/)"),
             OptionSpec("--header", "'NAME: VALUE'", help: "header sent to the origin", repeatable: true),
-            OptionSpec("--token", "TOKEN", help: "send 'Authorization: Bearer TOKEN' to the origin"),
+            SecretOptions.headerFileOption,
+            OptionSpec("--token", "TOKEN", help: "send 'Authorization: Bearer TOKEN' to the origin (default: $SKYLIFT_TOKEN)"),
+            SecretOptions.tokenFileOption,
             OptionSpec("--listen", "HOST:PORT", help: "address to listen on (default: 127.0.0.1:8422)"),
+            AllowedHosts.option("also answer requests whose Host is NAME (default: loopback only)"),
             OptionSpec("--cache-dir", "DIR", help: "cache folder (default: $XDG_CACHE_HOME/skylift)"),
             OptionSpec("--max-cache-size", "SIZE", help: "cache size limit, e.g. 500M, 2G (default: 2G)"),
             OptionSpec("--drop-query", "NAME", help: "query parameter left out of cache keys", repeatable: true),
             OptionSpec("--quiet", help: "no request log on stderr"),
         ] + S3Settings.optionSpecs,
         examples: [
-            "skylift proxy --origin http://127.0.0.1:8421/dav --token \"$TOKEN\"",
+            "skylift proxy --origin http://127.0.0.1:8421/dav --token-file ~/.local/share/skylift/store.token",
             "ffplay http://127.0.0.1:8422/movies/trip.mp4",
             "skylift proxy --origin s3://media/movies/ --s3-endpoint http://127.0.0.1:9000",
         ])
@@ -44,17 +51,16 @@ public enum ProxyCommand: Command {
         }
         let s3 = try S3Settings(arguments, command: spec.name)
         let isS3 = S3Settings.isS3(originText)
-        if isS3, arguments.value("--token") != nil || !arguments.all("--header").isEmpty {
+        if isS3, SecretOptions.tokenGiven(arguments) || !arguments.all("--header").isEmpty || arguments.value("--header-file") != nil {
             // They would collide with the SigV4 Authorization header and break signatures.
-            throw UsageError.invalid(command: spec.name, message: "options '--token' and '--header' cannot be used with an s3:// origin (requests are signed with the AWS credentials)")
+            throw UsageError.invalid(command: spec.name, message: "options '--token', '--token-file', '--header' and '--header-file' cannot be used with an s3:// origin (requests are signed with the AWS credentials)")
         }
         if isS3, (try? S3Location(parsing: originText)) == nil {
             throw UsageError.badValue(command: spec.name, option: "--origin", value: originText, expected: "s3://bucket/prefix/ with a valid bucket name")
         }
         guard let origin = URL(string: originText), let scheme = origin.scheme?.lowercased(),
               scheme == "http" || scheme == "https" || isS3, origin.host?.isEmpty == false else {
-            // Only up to the query: a signed URL's query holds its signature.
-            throw UsageError.badValue(command: spec.name, option: "--origin", value: String(originText.prefix { $0 != "?" }),
+            throw UsageError.badValue(command: spec.name, option: "--origin", value: Redaction.url(originText),
                                       expected: "an http://, https:// or s3:// URL")
         }
         let listen = try arguments.value("--listen").map { v throws(UsageError) in
@@ -68,7 +74,8 @@ public enum ProxyCommand: Command {
             }
             maxSize = size
         }
-        let headers = try originHeaders(arguments)
+        let allowedHosts = try AllowedHosts.policy(arguments, listen: listen, command: spec.name)
+        let headers = isS3 ? HTTPHeaders() : try originHeaders(arguments, environment: context.environment)
         let cacheDir = arguments.value("--cache-dir").map { URL(fileURLWithPath: $0) } ?? defaultCacheDirectory(context.environment)
 
         let shutdown = ShutdownSignal()
@@ -95,7 +102,8 @@ public enum ProxyCommand: Command {
         }
         let loader = RangeLoader(cache: cache, origin: HTTPRangeOrigin(transport: transport, headers: headers),
                                  configuration: .init(droppedQueryParameters: Set(arguments.all("--drop-query")), log: log))
-        let proxy = StreamProxy(configuration: .init(origin: origin, host: listen.host, port: listen.port, log: log),
+        let proxy = StreamProxy(configuration: .init(origin: origin, host: listen.host, port: listen.port,
+                                                     allowedHosts: allowedHosts, log: log),
                                 loader: loader)
         do {
             try proxy.start()
@@ -103,7 +111,7 @@ public enum ProxyCommand: Command {
             cache.close()
             throw CommandFailure("cannot listen on \(listen): \(error)")
         }
-        context.output.line("skylift: proxying \(RangeOriginError.display(origin))")
+        context.output.line("skylift: proxying \(Redaction.url(origin))")
         context.output.line("  url:   \(proxy.baseURL)/")
         context.output.line("  cache: \(cacheDir.path) (max \(ByteCount.format(maxSize)))")
         let signal = await shutdown.wait()
@@ -112,25 +120,11 @@ public enum ProxyCommand: Command {
         return 0
     }
 
-    /// `--header` and `--token` as origin headers. Values are secrets: errors name the option, not the value.
-    static func originHeaders(_ arguments: ParsedArguments) throws -> HTTPHeaders {
-        var headers = HTTPHeaders()
-        for raw in arguments.all("--header") {
-            guard let colon = raw.firstIndex(of: ":") else {
-                throw UsageError.invalid(command: spec.name, message: "option '--header' needs 'NAME: VALUE' (no ':' found)")
-            }
-            let name = raw[..<colon].trimmingCharacters(in: .whitespaces)
-            let value = raw[raw.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            let token = CharacterSet(charactersIn: "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
-            guard !name.isEmpty, name.unicodeScalars.allSatisfy(token.contains) else {
-                throw UsageError.invalid(command: spec.name, message: "option '--header' has an invalid header name")
-            }
-            headers.add(name, value)
-        }
-        if let token = arguments.value("--token") {
-            guard !token.isEmpty else {
-                throw UsageError.invalid(command: spec.name, message: "option '--token' needs a non-empty token")
-            }
+    /// `--header`, `--header-file` and the token (`--token`, `--token-file`, `$SKYLIFT_TOKEN`) as origin
+    /// headers. Values are secrets: errors name the option or file, never the value.
+    static func originHeaders(_ arguments: ParsedArguments, environment: [String: String]) throws -> HTTPHeaders {
+        var headers = try SecretOptions.headers(arguments, command: spec.name)
+        if let token = try SecretOptions.token(arguments, environment: environment, command: spec.name) {
             headers.set("Authorization", "Bearer \(token)")
         }
         return headers

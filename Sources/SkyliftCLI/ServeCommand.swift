@@ -1,4 +1,5 @@
 import Foundation
+import SkyliftCore
 import StorageServer
 
 /// `skylift serve`: the embedded cloud over a directory.
@@ -6,18 +7,22 @@ public enum ServeCommand: Command {
     public static let spec = CommandSpec(
         name: "serve",
         summary: "serve a folder as the embedded cloud (WebDAV, tus, ranged GET)",
-        usage: "serve [--root DIR] [--listen HOST:PORT] [--token TOKEN | --token-file FILE | --no-auth] [--tus-expiry SECONDS] [--quiet]",
+        usage: "serve [--root DIR] [--listen HOST:PORT] [--token-file FILE | --token TOKEN | --no-auth] [--allow-host NAME]... [--tus-expiry SECONDS] [--quiet]",
         details: """
         Serve a folder as the embedded cloud: WebDAV at /dav/, tus uploads at /uploads/<id>,
-        ranged GET/HEAD on every file. Without --token a random token is created on first
-        start, kept next to the store (mode 0600) and printed with the URL.
+        ranged GET/HEAD on every file. The token comes from --token-file, --token or
+        $SKYLIFT_TOKEN; without any, a random token is created on first start, kept next to
+        the store (mode 0600) and printed with the URL. With --no-auth only requests for
+        loopback names and addresses (and --allow-host names) are answered, so web pages
+        cannot reach the store by DNS rebinding; with a token, --allow-host restricts too.
         """,
         options: [
             OptionSpec("--root", "DIR", help: "folder to serve (default: $XDG_DATA_HOME/skylift/store)"),
             OptionSpec("--listen", "HOST:PORT", help: "address to listen on (default: 127.0.0.1:8421)"),
-            OptionSpec("--token", "TOKEN", help: "require this bearer token"),
-            OptionSpec("--token-file", "FILE", help: "read the token from FILE"),
-            OptionSpec("--no-auth", help: "serve without any authentication"),
+            OptionSpec("--token", "TOKEN", help: "require this bearer token (default: $SKYLIFT_TOKEN, else a saved one)"),
+            SecretOptions.tokenFileOption,
+            OptionSpec("--no-auth", help: "serve without any authentication (loopback Host names only)"),
+            AllowedHosts.option("also answer requests whose Host is NAME (then only those and loopback)"),
             OptionSpec("--tus-expiry", "SECONDS", help: "drop unfinished tus uploads after this long (default: 86400)"),
             OptionSpec("--quiet", help: "no access log on stderr"),
         ],
@@ -40,7 +45,8 @@ public enum ServeCommand: Command {
         if FileManager.default.fileExists(atPath: root.path, isDirectory: &isDirectory) {
             guard isDirectory.boolValue else { throw CommandFailure("--root \(root.path) is not a directory") }
         } else if rootCreatedByDefault {
-            try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+            // 0700: the default store holds the user's uploads and its token file sits beside it.
+            do { try PrivateFiles.createDirectory(root.path) } catch { throw CommandFailure("cannot create the store: \(error)") }
         } else {
             throw CommandFailure("--root \(root.path) does not exist")
         }
@@ -49,13 +55,8 @@ public enum ServeCommand: Command {
         var tokenNote = ""
         if arguments.flag("--no-auth") {
             token = nil
-        } else if let given = arguments.value("--token") {
-            guard !given.isEmpty else {
-                throw UsageError.badValue(command: spec.name, option: "--token", value: "", expected: "a non-empty token")
-            }
+        } else if let given = try SecretOptions.token(arguments, environment: context.environment, command: spec.name) {
             token = given
-        } else if let file = arguments.value("--token-file") {
-            token = try EmbeddedCloudDefaults.readTokenFile(file)
         } else {
             let (t, created) = try EmbeddedCloudDefaults.loadOrCreateToken(forStore: root)
             token = t
@@ -67,6 +68,10 @@ public enum ServeCommand: Command {
         let errors = context.errors
         var configuration = StorageConfiguration(root: root, token: token)
         configuration.tusExpiry = expiry
+        // Without auth the Host check is always on; with a token only when names were listed.
+        if token == nil || !arguments.all("--allow-host").isEmpty {
+            configuration.allowedHosts = try AllowedHosts.policy(arguments, listen: listen, command: spec.name)
+        }
         if !arguments.flag("--quiet") {
             configuration.accessLog = { @Sendable line in errors.line(line) }
         }

@@ -42,8 +42,8 @@ final class TransferReporter: Sendable {
             case let .started(_, destination, length, protocolName):
                 s.files[index].total = length
                 s.files[index].status = "sending"
-                emit(["event": "started", "file": label, "destination": destination, "bytes": length, "protocol": protocolName],
-                     plain: "\(label): uploading \(ByteCount.format(length)) to \(destination) (\(protocolName))")
+                emit(["event": "started", "file": label, "destination": Redaction.url(destination), "bytes": length, "protocol": protocolName],
+                     plain: "\(label): uploading \(ByteCount.format(length)) to \(Redaction.url(destination)) (\(protocolName))")
             case let .resumed(offset):
                 s.files[index].completed = offset
                 emit(["event": "resumed", "file": label, "from": offset], plain: "\(label): resuming from byte \(offset)")
@@ -65,7 +65,7 @@ final class TransferReporter: Sendable {
             case let .done(r):
                 s.files[index].completed = r.length
                 s.files[index].status = "done"
-                var object: [String: Any] = ["event": "done", "file": label, "destination": r.destination, "bytes": r.length,
+                var object: [String: Any] = ["event": "done", "file": label, "destination": Redaction.url(r.destination), "bytes": r.length,
                                              "sent": r.bytesSent, "resumedFrom": r.resumedFrom, "verified": r.verified]
                 if let etag = r.etag { object["etag"] = etag }
                 emit(object, plain: "\(label): done, \(ByteCount.format(r.length))\(r.verified ? ", SHA-256 verified" : "")")

@@ -22,7 +22,9 @@ struct TransferSettings {
     /// Options shared by `upload` and `copy`, in help order.
     static let optionSpecs: [OptionSpec] = [
         OptionSpec("--token", "TOKEN", help: "send 'Authorization: Bearer TOKEN' (default: $SKYLIFT_TOKEN)"),
+        SecretOptions.tokenFileOption,
         OptionSpec("--header", "'NAME: VALUE'", help: "send this header with every request to the destination", repeatable: true),
+        SecretOptions.headerFileOption,
         OptionSpec("--state", "DIR", help: "resume state (default: $XDG_STATE_HOME/skylift)"),
         OptionSpec("--json", help: "print one JSON object per event instead of progress lines"),
         OptionSpec("--force", help: "upload even when the destination already holds the same content"),
@@ -40,8 +42,8 @@ struct TransferSettings {
                 throw UsageError.badValue(command: command, option: option, value: raw, expected: "an http(s) folder URL or s3://bucket/prefix/")
             }
         }
-        let extra = try Self.headers(arguments.all("--header"), option: "--header", command: command)
-        let token = arguments.value("--token") ?? context.environment["SKYLIFT_TOKEN"]
+        let extra = try SecretOptions.headers(arguments, command: command)
+        let token = try SecretOptions.token(arguments, environment: context.environment, command: command)
         headers = RemoteHTTP.headers(token: token, extra: extra)
         state = arguments.value("--state").map { URL(fileURLWithPath: $0) } ?? ResumeStore.defaultDirectory(environment: context.environment)
         jobs = try arguments.integer("--jobs", in: 1...64) ?? 2
@@ -61,19 +63,6 @@ struct TransferSettings {
             partLength = S3Settings.partLength(given: arguments.value("--part-size") == nil ? nil : partLength)
         }
         options = UploadOptions(force: arguments.flag("--force"), verify: arguments.flag("--verify"), partLength: partLength)
-    }
-
-    /// Parses `Name: value` lines given to `option`.
-    static func headers(_ lines: [String], option: String, command: String) throws(UsageError) -> HTTPHeaders {
-        var headers = HTTPHeaders()
-        for line in lines {
-            guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else {
-                throw .badValue(command: command, option: option, value: line, expected: "'Name: value'")
-            }
-            headers.add(String(line[..<colon]).trimmingCharacters(in: .whitespaces),
-                        String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces))
-        }
-        return headers
     }
 
     /// Asks the destination what it speaks and returns an uploader for it; errors become one-line failures.

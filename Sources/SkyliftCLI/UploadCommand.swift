@@ -1,6 +1,7 @@
 import Foundation
 import HTTPClient
 import Remotes
+import SkyliftCore
 import Uploads
 
 /// `skylift upload FILE... --to URL`: resumable streaming uploads over tus or WebDAV.
@@ -8,7 +9,7 @@ public enum UploadCommand: Command {
     public static let spec = CommandSpec(
         name: "upload",
         summary: "upload files to a cloud folder, resumably (tus, WebDAV or S3)",
-        usage: "upload FILE... --to URL [--token TOKEN] [--header 'NAME: VALUE']... [--jobs N] [--state DIR] [--json] [--force] [--verify] [--cancel] [--s3-endpoint URL] [--s3-addressing MODE]",
+        usage: "upload FILE... --to URL [--token-file FILE | --token TOKEN] [--header-file FILE] [--header 'NAME: VALUE']... [--jobs N] [--state DIR] [--json] [--force] [--verify] [--cancel] [--s3-endpoint URL] [--s3-addressing MODE]",
         details: """
         Stream files to a cloud folder with no temporary copy. Skylift asks the folder URL
         (OPTIONS) what it speaks: tus when offered (resumable, per-part checksums), else WebDAV
@@ -77,7 +78,7 @@ public enum UploadCommand: Command {
         var failed = false
         for target in targets {
             let destination = RemotePath.url(target.name, in: uploader.remote.folderURL).absoluteString
-            let what = "\(target.label) → \(destination)"
+            let what = "\(target.label) → \(Redaction.url(destination))"
             do {
                 switch try await uploader.abandon(source: target.source, as: target.name) {
                 case let .aborted(confirmed):

@@ -13,7 +13,7 @@ public enum WatchCommand: Command {
     public static let spec = CommandSpec(
         name: "watch",
         summary: "upload every file of a folder once it has stopped changing",
-        usage: "watch DIR [--to URL] [--token TOKEN] [--settle SECONDS] [--max-wait SECONDS] [--ignore GLOB]... [--jobs N] [--state DIR] [--part-size SIZE] [--json] [--mirror-deletes] [--s3-endpoint URL] [--s3-addressing MODE]",
+        usage: "watch DIR [--to URL] [--token-file FILE | --token TOKEN] [--settle SECONDS] [--max-wait SECONDS] [--ignore GLOB]... [--jobs N] [--state DIR] [--part-size SIZE] [--json] [--mirror-deletes] [--s3-endpoint URL] [--s3-addressing MODE]",
         details: """
         Watch DIR (recursively) and upload each file once it has been quiet for --settle seconds
         and two checks of its size, mtime and inode agree; DIR/a/b.jpg goes to URL/a/b.jpg.
@@ -28,6 +28,7 @@ public enum WatchCommand: Command {
         options: [
             OptionSpec("--to", "URL", help: "destination folder (tus, WebDAV or s3://bucket/prefix/); default: the embedded cloud"),
             OptionSpec("--token", "TOKEN", help: "bearer token for --to (default: $SKYLIFT_TOKEN)"),
+            SecretOptions.tokenFileOption,
             OptionSpec("--settle", "SECONDS", help: "quiet time before a file is uploaded (default: 2)"),
             OptionSpec("--max-wait", "SECONDS", help: "upload a file that never stops changing after this long (default: 60)"),
             OptionSpec("--ignore", "GLOB", help: "also ignore matching names (or paths, if GLOB has a /)", repeatable: true),
@@ -85,7 +86,7 @@ public enum WatchCommand: Command {
                 throw UsageError.badValue(command: spec.name, option: "--to", value: to, expected: "an http(s) URL")
             }
             destination = url
-            token = arguments.value("--token") ?? context.environment["SKYLIFT_TOKEN"]
+            token = try SecretOptions.token(arguments, environment: context.environment, command: spec.name)
         } else {
             let embedded = try EmbeddedCloud.start(context.environment)
             server = embedded.server
@@ -112,7 +113,7 @@ public enum WatchCommand: Command {
         } catch {
             throw CommandFailure(error.description)
         }
-        output.started(dir: dir.path, destination: destination.absoluteString, state: state.path)
+        output.started(dir: dir.path, destination: Redaction.url(destination), state: state.path)
         let printer = Task { for await event in agent.events { output.show(event) } }
         let stopper = Task {
             let number = await shutdown.wait()

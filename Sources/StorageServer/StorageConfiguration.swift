@@ -1,4 +1,5 @@
 import Foundation
+import SkyliftCore
 
 /// Settings of an embedded cloud: what it serves, who may use it, how long unfinished uploads live.
 public struct StorageConfiguration: Sendable {
@@ -10,16 +11,24 @@ public struct StorageConfiguration: Sendable {
     public var tusExpiry: TimeInterval
     /// Largest upload accepted (tus `Tus-Max-Size`, and the cap on PUT bodies).
     public var maxUploadSize: Int64
-    /// Receives one line per finished request (method, raw path, status, bytes, ms); never headers or queries.
+    /// Receives one line per finished request (method, path as sent with control bytes escaped, status, bytes,
+    /// ms); never headers or queries.
     public var accessLog: (@Sendable (String) -> Void)?
     /// Most connections served at once (each holds a thread).
     public var connectionLimit: Int
     /// Seconds a connection may sit idle before it is closed.
     public var idleTimeout: Int
+    /// `Host` values answered (others get 421). Nil: without a token, loopback names and addresses only
+    /// (a server nobody authenticates to must not answer a web page's rebinded name); with a token, any
+    /// `Host`, since a page cannot send the token.
+    public var allowedHosts: HostPolicy?
+
+    /// The policy in force: ``allowedHosts``, or its default for the auth setting.
+    public var effectiveHostPolicy: HostPolicy? { allowedHosts ?? (token == nil ? HostPolicy() : nil) }
 
     public init(root: URL, token: String?, tusExpiry: TimeInterval = 24 * 3600,
                 maxUploadSize: Int64 = 1 << 40, accessLog: (@Sendable (String) -> Void)? = nil,
-                connectionLimit: Int = 256, idleTimeout: Int = 120) {
+                connectionLimit: Int = 256, idleTimeout: Int = 120, allowedHosts: HostPolicy? = nil) {
         self.root = root
         self.token = token
         self.tusExpiry = tusExpiry
@@ -27,6 +36,7 @@ public struct StorageConfiguration: Sendable {
         self.accessLog = accessLog
         self.connectionLimit = connectionLimit
         self.idleTimeout = idleTimeout
+        self.allowedHosts = allowedHosts
     }
 }
 

@@ -13,11 +13,13 @@ public final class StorageServer: Sendable {
     /// Throws ``StorageServerError`` when the root is unusable.
     public init(configuration: StorageConfiguration, host: String = "127.0.0.1", port: UInt16 = 0) throws {
         let store = try Store(root: configuration.root)
-        router = StorageRouter(configuration: configuration, store: store)
+        let router = StorageRouter(configuration: configuration, store: store)
+        self.router = router
+        let handler: any HTTPHandler = configuration.effectiveHostPolicy.map { HostFilter(policy: $0, next: router) } ?? router
         http = HTTPServer(configuration: .init(host: host, port: port, connectionLimit: configuration.connectionLimit,
                                                idleTimeout: configuration.idleTimeout,
                                                accessLog: configuration.accessLog),
-                          handler: router)
+                          handler: handler)
     }
 
     /// Binds and starts serving; unfinished uploads found on disk become resumable again, and temp files a

@@ -1,4 +1,5 @@
 import Foundation
+import SkyliftCore
 
 /// The served directory: its real path, the path resolver bound to it, and the hidden state directory.
 struct Store: Sendable {
@@ -14,8 +15,9 @@ struct Store: Sendable {
         rootPath = real == "/" ? "" : real
         resolver = PathResolver(rootPath: rootPath)
         uploadsDirectory = rootPath + "/" + PathResolver.hiddenPrefix + "uploads"
-        do { try FileSystem.makeDirectories(uploadsDirectory) } catch let e as FileSystemError {
-            throw StorageServerError.cannotCreateState(path: uploadsDirectory, errno: e.errno)
+        // 0700: unfinished uploads are nobody else's business until they land in the served tree.
+        do { try PrivateFiles.createDirectory(uploadsDirectory) } catch {
+            throw StorageServerError.cannotCreateState(path: uploadsDirectory, errno: error.errno)
         }
     }
 

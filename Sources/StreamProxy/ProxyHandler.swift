@@ -19,33 +19,49 @@ struct ProxyHandler: HTTPHandler {
         guard request.method == "GET" || request.method == "HEAD" else {
             return .respond(.text(405, "only GET and HEAD are proxied", headers: ["Allow": "GET, HEAD"]))
         }
-        guard let url = originURL(request) else { return .respond(.text(400, "bad request path")) }
+        let url: URL
+        switch originURL(request) {
+        case let .success(u): url = u
+        case let .failure(refusal): return .respond(.text(400, "\(refusal); only paths under the origin are proxied"))
+        }
+        let shown = LogText.escaped(request.path)
         let resource: RangeResource
         do {
             resource = try loader.openIfFresh(url)
                 ?? Self.waitFor(on: loader.executor, timeout: configuration.stallTimeout) { try await loader.open(url) }
         } catch let error as RangeOriginError {
-            configuration.log("proxy: \(request.path): \(error)")
+            configuration.log("proxy: \(shown): \(error)")
             if let status = error.status, (400..<500).contains(status) {
-                return .respond(.text(status, "origin answered \(status) for \(request.path)"))
+                return .respond(.text(status, "origin answered \(status) for \(shown)"))
             }
-            return .respond(.text(502, "origin failed for \(request.path)"))
+            return .respond(.text(502, "origin failed for \(shown)"))
         } catch let error as ProxyTimeout {
-            configuration.log("proxy: \(request.path): \(error)")
-            return .respond(.text(504, "origin did not answer in time for \(request.path)"))
+            configuration.log("proxy: \(shown): \(error)")
+            return .respond(.text(504, "origin did not answer in time for \(shown)"))
         } catch {
-            configuration.log("proxy: \(request.path): \(error)")
-            return .respond(.text(502, "origin failed for \(request.path)"))
+            configuration.log("proxy: \(shown): \(error)")
+            return .respond(.text(502, "origin failed for \(shown)"))
         }
         return .respond(response(request, resource))
     }
 
-    /// `<origin><path>[?query]`; nil for a path that is not absolute.
-    func originURL(_ request: HTTPRequest) -> URL? {
-        guard request.path.hasPrefix("/") else { return nil }
+    /// `<origin><path>[?query]`, confined under the origin's prefix (see ``ProxyPath``).
+    func originURL(_ request: HTTPRequest) -> Result<URL, ProxyPath.Refusal> {
+        let path: String
+        switch ProxyPath.checked(request.path) {
+        case let .success(p): path = p
+        case let .failure(refusal): return .failure(refusal)
+        }
         var base = configuration.origin.absoluteString
         while base.hasSuffix("/") { base.removeLast() }
-        return URL(string: base + request.path + (request.query.map { "?" + $0 } ?? ""))
+        // The checks above make this hold; verified on the parsed URL anyway, as it is what libcurl sends.
+        guard let url = URL(string: base + path + (request.query.map { "?" + $0 } ?? "")),
+              let parts = URLComponents(url: url, resolvingAgainstBaseURL: false),
+              let origin = URLComponents(url: configuration.origin, resolvingAgainstBaseURL: false),
+              parts.scheme == origin.scheme, parts.host == origin.host, parts.port == origin.port,
+              parts.percentEncodedPath.hasPrefix(String(origin.percentEncodedPath.reversed().drop { $0 == "/" }.reversed()) + "/")
+        else { return .failure(.notUnderOrigin) }
+        return .success(url)
     }
 
     func response(_ request: HTTPRequest, _ resource: RangeResource) -> HTTPResponse {

@@ -21,15 +21,19 @@ public final class StreamProxy: Sendable {
         public var port: UInt16
         /// Seconds a player's response may wait for bytes without any arriving before it is failed.
         public var stallTimeout: Double
+        /// `Host` values answered: loopback ones and those listed. Any other gets 421, so a web page that
+        /// re-points its own name at 127.0.0.1 (DNS rebinding) cannot read the origin through the proxy.
+        public var allowedHosts: HostPolicy
         /// Receives one line per request and per notable event; never header values or queries.
         public var log: @Sendable (String) -> Void
 
         public init(origin: URL, host: String = "127.0.0.1", port: UInt16 = 8422, stallTimeout: Double = 60,
-                    log: @escaping @Sendable (String) -> Void = { _ in }) {
+                    allowedHosts: HostPolicy = HostPolicy(), log: @escaping @Sendable (String) -> Void = { _ in }) {
             self.origin = origin
             self.host = host
             self.port = port
             self.stallTimeout = stallTimeout
+            self.allowedHosts = allowedHosts
             self.log = log
         }
     }
@@ -48,7 +52,8 @@ public final class StreamProxy: Sendable {
         let handler = ProxyHandler(configuration: configuration, loader: loader, responses: responses)
         let log = configuration.log
         server = HTTPServer(configuration: .init(host: configuration.host, port: configuration.port,
-                                                 accessLog: { log($0) }), handler: handler)
+                                                 accessLog: { log($0) }),
+                            handler: HostFilter(policy: configuration.allowedHosts, next: handler))
     }
 
     /// Binds and starts serving; throws `HTTPServerError` when the address cannot be bound.

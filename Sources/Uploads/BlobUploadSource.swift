@@ -33,7 +33,7 @@ public struct BlobUploadSource: UploadSource {
 
     /// An object on an HTTP server, read with ranged GETs; `headers` go with every request.
     public static func http(_ url: URL, headers: HTTPHeaders, transport: any HTTPTransport) async throws -> BlobUploadSource {
-        try await BlobUploadSource(name: url.redactedString) { _ in HTTPSource(url: url, headers: headers, transport: transport) }
+        try await BlobUploadSource(name: Redaction.url(url, query: .drop)) { _ in HTTPSource(url: url, headers: headers, transport: transport) }
     }
 
     /// A local file; fails with ``UploadError/sourceMissing(path:)`` or ``UploadError/sourceIsDirectory(path:)``.

@@ -1,5 +1,6 @@
 import Foundation
 import Hashing
+import SkyliftCore
 
 /// What Skylift remembers about one source → destination pair between runs.
 public struct ResumeRecord: Codable, Sendable, Hashable {
@@ -75,31 +76,16 @@ public struct ResumeStore: Sendable {
         return record
     }
 
-    /// Replaces the record atomically and durably.
+    /// Replaces the record atomically and durably. The folders are created 0700 and the file 0600: a record
+    /// names a tus upload URL, which is all another user would need to write into that upload.
     public func save(_ record: ResumeRecord) throws {
         let url = fileURL(source: record.source, destination: record.destination)
         let folder = url.deletingLastPathComponent()
         do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             let encoder = JSONEncoder()
             encoder.dateEncodingStrategy = .iso8601
             encoder.outputFormatting = [.sortedKeys]
-            let data = try encoder.encode(record)
-            let temp = folder.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
-            guard FileManager.default.createFile(atPath: temp.path, contents: nil) else {
-                throw CocoaError(.fileWriteNoPermission)
-            }
-            let handle = try FileHandle(forWritingTo: temp)
-            do {
-                try handle.write(contentsOf: data)
-                try handle.synchronize()
-                try handle.close()
-            } catch {
-                try? handle.close()
-                try? FileManager.default.removeItem(at: temp)
-                throw error
-            }
-            try FileRename.move(temp, over: url)
+            try PrivateFiles.replace(url.path, with: Array(try encoder.encode(record)))
         } catch {
             throw UploadError.stateNotWritable(path: folder.path, reason: Self.reason(error))
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Remotes
+import SkyliftCore
 
 /// Why an upload did not complete. Each description is one line naming the file or URL and the cause.
 public enum UploadError: Error, Sendable, CustomStringConvertible {
@@ -35,9 +36,9 @@ public enum UploadError: Error, Sendable, CustomStringConvertible {
         case let .remote(s, e): "\(s): \(e.description)"
         case let .retriesExhausted(s, n, last): "\(s): gave up after \(n) attempts: \(last.description)"
         case let .sizeMismatch(s, url, expected, found):
-            "\(s): server holds \(found.map(String.init) ?? "no") bytes at \(url), expected \(expected)"
-        case let .verifyFailed(s, url): "\(s): SHA-256 of \(url) differs from the source"
-        case let .cannotVerify(s, url): "\(s): cannot verify \(url): the server neither serves it back nor offers a digest"
+            "\(s): server holds \(found.map(String.init) ?? "no") bytes at \(Redaction.url(url)), expected \(expected)"
+        case let .verifyFailed(s, url): "\(s): SHA-256 of \(Redaction.url(url)) differs from the source"
+        case let .cannotVerify(s, url): "\(s): cannot verify \(Redaction.url(url)): the server neither serves it back nor offers a digest"
         case let .stateNotWritable(p, reason): "\(p): cannot write resume state: \(reason)"
         case let .cancelled(s): "\(s): cancelled"
         }

@@ -66,8 +66,8 @@ import Testing
         #expect(RemoteError.status(401, method: "POST", url: u, detail: nil).description.contains("--token"))
     }
 
-    @Test func redactionDropsCredentialsAndQuery() {
+    @Test func remoteErrorsShowTheURLWithoutCredentialsOrQuery() {
         let u = URL(string: "https://user:secret@host/dav/a?X-Sig=abc")!
-        #expect(u.redactedString == "https://host/dav/a")
+        #expect(RemoteError.uploadGone(url: u).description == "https://host/dav/a: upload no longer exists on the server")
     }
 }

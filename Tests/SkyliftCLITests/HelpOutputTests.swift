@@ -41,18 +41,22 @@ func runSkylift(_ arguments: [String], environment: [String: String] = [:]) asyn
 
     @Test func serveHelp() async {
         let expected = """
-        usage: skylift serve [--root DIR] [--listen HOST:PORT] [--token TOKEN | --token-file FILE | --no-auth] [--tus-expiry SECONDS] [--quiet]
+        usage: skylift serve [--root DIR] [--listen HOST:PORT] [--token-file FILE | --token TOKEN | --no-auth] [--allow-host NAME]... [--tus-expiry SECONDS] [--quiet]
 
         Serve a folder as the embedded cloud: WebDAV at /dav/, tus uploads at /uploads/<id>,
-        ranged GET/HEAD on every file. Without --token a random token is created on first
-        start, kept next to the store (mode 0600) and printed with the URL.
+        ranged GET/HEAD on every file. The token comes from --token-file, --token or
+        $SKYLIFT_TOKEN; without any, a random token is created on first start, kept next to
+        the store (mode 0600) and printed with the URL. With --no-auth only requests for
+        loopback names and addresses (and --allow-host names) are answered, so web pages
+        cannot reach the store by DNS rebinding; with a token, --allow-host restricts too.
 
         options:
           --root DIR            folder to serve (default: $XDG_DATA_HOME/skylift/store)
           --listen HOST:PORT    address to listen on (default: 127.0.0.1:8421)
-          --token TOKEN         require this bearer token
-          --token-file FILE     read the token from FILE
-          --no-auth             serve without any authentication
+          --token TOKEN         require this bearer token (default: $SKYLIFT_TOKEN, else a saved one)
+          --token-file FILE     read the token from FILE (mode 0600; unlike --token, not visible in ps)
+          --no-auth             serve without any authentication (loopback Host names only)
+          --allow-host NAME     also answer requests whose Host is NAME (then only those and loopback) (repeatable)
           --tus-expiry SECONDS  drop unfinished tus uploads after this long (default: 86400)
           --quiet               no access log on stderr
           --help                show this help and exit
@@ -95,6 +99,6 @@ func runSkylift(_ arguments: [String], environment: [String: String] = [:]) asyn
         defer { try? FileManager.default.removeItem(at: dir) }
         let t = await runSkylift(["serve", "--root", dir.path, "--token-file", dir.appendingPathComponent("missing").path])
         #expect(t.status == 1)
-        #expect(t.err == "skylift serve: cannot read token file \(dir.path)/missing\n")
+        #expect(t.err == "skylift serve: token file \(dir.path)/missing: open failed: No such file or directory\n")
     }
 }

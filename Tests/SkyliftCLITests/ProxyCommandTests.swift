@@ -9,9 +9,9 @@ final class ProxyProcess {
     let stdout = Pipe()
     let stderr = Pipe()
 
-    init(_ arguments: [String], environment: [String: String] = ["PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory()]) throws {
-        process.executableURL = skyliftBinary()
-        process.arguments = ["proxy"] + arguments
+    init(_ arguments: [String], environment: [String: String] = ["PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory()],
+         umask: String? = nil) throws {
+        (process.executableURL, process.arguments) = skyliftInvocation(["proxy"] + arguments, umask: umask)
         process.environment = environment
         process.standardOutput = stdout
         process.standardError = stderr
@@ -59,7 +59,7 @@ func fetch(_ url: String, range: String? = nil, extra: [String] = []) throws -> 
         let r = await runSkylift(["proxy", "--help"])
         #expect(r.status == 0)
         #expect(r.out == """
-        usage: skylift proxy --origin URL [--header 'NAME: VALUE']... [--token TOKEN] [--listen HOST:PORT] [--cache-dir DIR] [--max-cache-size SIZE] [--drop-query NAME]... [--quiet] [--s3-endpoint URL] [--s3-addressing MODE]
+        usage: skylift proxy --origin URL [--token-file FILE | --token TOKEN] [--header-file FILE] [--header 'NAME: VALUE']... [--listen HOST:PORT] [--allow-host NAME]... [--cache-dir DIR] [--max-cache-size SIZE] [--drop-query NAME]... [--quiet] [--s3-endpoint URL] [--s3-addressing MODE]
 
         Serve GET http://LISTEN/<path> from <origin>/<path>, adding the origin's headers
         (a token) so players that cannot send them can play the local URL. Byte ranges
@@ -67,12 +67,19 @@ func fetch(_ url: String, range: String? = nil, extra: [String] = []) throws -> 
         seeking starts new ranges and stops downloads nobody waits for any more.
         An s3://bucket/prefix/ origin is read with signed requests (credentials from the AWS
         environment or shared files, endpoint from --s3-endpoint or AWS_ENDPOINT_URL).
+        The token comes from --token-file, --token or $SKYLIFT_TOKEN. Only requests for
+        loopback names and addresses (and --allow-host names) are answered, so web pages
+        cannot read the origin by DNS rebinding; paths with '..', '.' or an encoded '/' are
+        refused (400), so every request stays under the origin's prefix.
 
         options:
           --origin URL            base URL of the cloud files (http, https or s3://bucket/prefix/)
           --header 'NAME: VALUE'  header sent to the origin (repeatable)
-          --token TOKEN           send 'Authorization: Bearer TOKEN' to the origin
+          --header-file FILE      more headers, one 'NAME: VALUE' per line of FILE (mode 0600)
+          --token TOKEN           send 'Authorization: Bearer TOKEN' to the origin (default: $SKYLIFT_TOKEN)
+          --token-file FILE       read the token from FILE (mode 0600; unlike --token, not visible in ps)
           --listen HOST:PORT      address to listen on (default: 127.0.0.1:8422)
+          --allow-host NAME       also answer requests whose Host is NAME (default: loopback only) (repeatable)
           --cache-dir DIR         cache folder (default: $XDG_CACHE_HOME/skylift)
           --max-cache-size SIZE   cache size limit, e.g. 500M, 2G (default: 2G)
           --drop-query NAME       query parameter left out of cache keys (repeatable)
@@ -82,7 +89,7 @@ func fetch(_ url: String, range: String? = nil, extra: [String] = []) throws -> 
           --help                  show this help and exit
 
         examples:
-          skylift proxy --origin http://127.0.0.1:8421/dav --token "$TOKEN"
+          skylift proxy --origin http://127.0.0.1:8421/dav --token-file ~/.local/share/skylift/store.token
           ffplay http://127.0.0.1:8422/movies/trip.mp4
           skylift proxy --origin s3://media/movies/ --s3-endpoint http://127.0.0.1:9000
 
@@ -92,9 +99,11 @@ func fetch(_ url: String, range: String? = nil, extra: [String] = []) throws -> 
     @Test func badInputNamesTheOptionAndHidesSecrets() async {
         let cases: [([String], String)] = [
             (["proxy"], "skylift proxy: option '--origin' is required\n"),
-            (["proxy", "--origin", "ftp://h/x?sig=secret1"], "skylift proxy: bad value 'ftp://h/x' for '--origin': expected an http://, https:// or s3:// URL\n"),
-            (["proxy", "--origin", "http://h", "--header", "secret2"], "skylift proxy: option '--header' needs 'NAME: VALUE' (no ':' found)\n"),
+            (["proxy", "--origin", "ftp://h/x?sig=secret1"], "skylift proxy: bad value 'ftp://h/x?sig=REDACTED' for '--origin': expected an http://, https:// or s3:// URL\n"),
+            (["proxy", "--origin", "http://h", "--header", "secret2"], "skylift proxy: option '--header' needs 'NAME: VALUE' with a valid name and no control characters\n"),
             (["proxy", "--origin", "http://h", "--max-cache-size", "huge"], "skylift proxy: bad value 'huge' for '--max-cache-size': expected a size of at least 1M, e.g. 500M or 2G\n"),
+            (["proxy", "--origin", "http://h", "--allow-host", "media.lan:8422"], "skylift proxy: bad value 'media.lan:8422' for '--allow-host': expected a host name or IP address without a port\n"),
+            (["proxy", "--origin", "http://h", "--token", "a b"], "skylift proxy: option '--token' holds a token with spaces or control characters\n"),
             (["proxy", "--origin", "http://h", "--listen", "nowhere"], "skylift proxy: bad value 'nowhere' for '--listen': expected HOST:PORT, e.g. 127.0.0.1:8421 or [::1]:8421\n"),
         ]
         for (args, message) in cases {

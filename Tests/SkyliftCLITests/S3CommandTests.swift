@@ -243,7 +243,7 @@ import Testing
             (["copy", "s3://bucket/folder/", "s3://bucket/x/"],
              "skylift copy: bad value 's3://bucket/folder/' for 'SOURCE': expected s3://bucket/key naming an object, not a prefix\n"),
             (["proxy", "--origin", "s3://bucket/x/", "--token", "t0ken"],
-             "skylift proxy: options '--token' and '--header' cannot be used with an s3:// origin (requests are signed with the AWS credentials)\n"),
+             "skylift proxy: options '--token', '--token-file', '--header' and '--header-file' cannot be used with an s3:// origin (requests are signed with the AWS credentials)\n"),
             (["proxy", "--origin", "s3://x/"], "skylift proxy: bad value 's3://x/' for '--origin': expected s3://bucket/prefix/ with a valid bucket name\n"),
             (["watch", "/tmp", "--to", "s3://bucket/x/", "--part-size", "64K"],
              "skylift watch: bad value '64K' for '--part-size': expected at least 5M for an s3:// destination\n"),

@@ -12,15 +12,22 @@ func skyliftBinary() -> URL {
     return URL(fileURLWithPath: ".build/debug/skylift")
 }
 
+/// The executable and arguments that run `skylift arguments`, under `umask` when given (through sh, which
+/// `exec`s skylift, so the process id is skylift's).
+func skyliftInvocation(_ arguments: [String], umask: String? = nil) -> (URL, [String]) {
+    guard let umask else { return (skyliftBinary(), arguments) }
+    return (URL(fileURLWithPath: "/bin/sh"), ["-c", "umask \(umask) && exec \"$0\" \"$@\"", skyliftBinary().path] + arguments)
+}
+
 /// A running `skylift serve` child whose stdout lines are read as they come.
 final class ServeProcess {
     let process = Process()
     let stdout = Pipe()
     let stderr = Pipe()
 
-    init(_ arguments: [String], environment: [String: String]) throws {
-        process.executableURL = skyliftBinary()
-        process.arguments = ["serve"] + arguments
+    /// `umask`: run under this umask (e.g. "000") to check that files get their mode at creation.
+    init(_ arguments: [String], environment: [String: String], umask: String? = nil) throws {
+        (process.executableURL, process.arguments) = skyliftInvocation(["serve"] + arguments, umask: umask)
         process.environment = environment
         process.standardOutput = stdout
         process.standardError = stderr

@@ -6,7 +6,7 @@ import Testing
         let r = await runSkylift(["upload", "--help"])
         #expect(r.status == 0)
         #expect(r.out == """
-        usage: skylift upload FILE... --to URL [--token TOKEN] [--header 'NAME: VALUE']... [--jobs N] [--state DIR] [--json] [--force] [--verify] [--cancel] [--s3-endpoint URL] [--s3-addressing MODE]
+        usage: skylift upload FILE... --to URL [--token-file FILE | --token TOKEN] [--header-file FILE] [--header 'NAME: VALUE']... [--jobs N] [--state DIR] [--json] [--force] [--verify] [--cancel] [--s3-endpoint URL] [--s3-addressing MODE]
 
         Stream files to a cloud folder with no temporary copy. Skylift asks the folder URL
         (OPTIONS) what it speaks: tus when offered (resumable, per-part checksums), else WebDAV
@@ -23,7 +23,9 @@ import Testing
           --jobs N                files uploaded at once (default: 2)
           --cancel                abort the unfinished uploads of FILE... to --to instead of uploading
           --token TOKEN           send 'Authorization: Bearer TOKEN' (default: $SKYLIFT_TOKEN)
+          --token-file FILE       read the token from FILE (mode 0600; unlike --token, not visible in ps)
           --header 'NAME: VALUE'  send this header with every request to the destination (repeatable)
+          --header-file FILE      more headers, one 'NAME: VALUE' per line of FILE (mode 0600)
           --state DIR             resume state (default: $XDG_STATE_HOME/skylift)
           --json                  print one JSON object per event instead of progress lines
           --force                 upload even when the destination already holds the same content
@@ -45,7 +47,7 @@ import Testing
         let r = await runSkylift(["copy", "--help"])
         #expect(r.status == 0)
         #expect(r.out == """
-        usage: skylift copy SOURCE DEST [--source-header 'NAME: VALUE']... [--token TOKEN] [--header 'NAME: VALUE']... [--state DIR] [--json] [--force] [--verify] [--cancel] [--s3-endpoint URL] [--s3-addressing MODE]
+        usage: skylift copy SOURCE DEST [--source-header 'NAME: VALUE']... [--token-file FILE | --token TOKEN] [--header-file FILE] [--header 'NAME: VALUE']... [--state DIR] [--json] [--force] [--verify] [--cancel] [--s3-endpoint URL] [--s3-addressing MODE]
 
         Copy SOURCE (a local path, an http(s) URL or s3://bucket/key, read with ranged GETs)
         into the folder DEST (as for upload: tus when offered, else WebDAV PUT; s3://bucket/prefix/
@@ -57,7 +59,9 @@ import Testing
                                         send this header with every request to SOURCE (repeatable)
           --cancel                      abort the unfinished copy of SOURCE to DEST instead of copying
           --token TOKEN                 send 'Authorization: Bearer TOKEN' (default: $SKYLIFT_TOKEN)
+          --token-file FILE             read the token from FILE (mode 0600; unlike --token, not visible in ps)
           --header 'NAME: VALUE'        send this header with every request to the destination (repeatable)
+          --header-file FILE            more headers, one 'NAME: VALUE' per line of FILE (mode 0600)
           --state DIR                   resume state (default: $XDG_STATE_HOME/skylift)
           --json                        print one JSON object per event instead of progress lines
           --force                       upload even when the destination already holds the same content
@@ -84,7 +88,7 @@ import Testing
             (["upload", "a.mp4"], 2, "skylift upload: missing --to URL (the destination folder)\n"),
             (["upload", "a.mp4", "--to", "ftp://host/x/"], 2, "skylift upload: bad value 'ftp://host/x/' for '--to': expected an http(s) folder URL or s3://bucket/prefix/\n"),
             (["upload", "a.mp4", "--to", "http://127.0.0.1:9/", "--header", "NoColon"], 2,
-             "skylift upload: bad value 'NoColon' for '--header': expected 'Name: value'\n"),
+             "skylift upload: option '--header' needs 'NAME: VALUE' with a valid name and no control characters\n"),
             (["upload", "a.mp4", "--to", "http://127.0.0.1:9/", "--jobs", "0"], 2,
              "skylift upload: bad value '0' for '--jobs': expected a whole number from 1 to 64\n"),
             (["upload", missing, "--to", "http://127.0.0.1:9/"], 1, "skylift upload: \(missing): no such file\n"),

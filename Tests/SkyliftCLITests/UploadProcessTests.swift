@@ -8,9 +8,8 @@ final class TransferProcess {
     let stderr = Pipe()
     private var buffer = Data()
 
-    init(_ arguments: [String], environment: [String: String] = ["PATH": "/usr/bin:/bin"]) throws {
-        process.executableURL = skyliftBinary()
-        process.arguments = arguments
+    init(_ arguments: [String], environment: [String: String] = ["PATH": "/usr/bin:/bin"], umask: String? = nil) throws {
+        (process.executableURL, process.arguments) = skyliftInvocation(arguments, umask: umask)
         process.environment = environment
         process.standardOutput = stdout
         process.standardError = stderr

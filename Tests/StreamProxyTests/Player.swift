@@ -20,7 +20,7 @@ for op in sys.argv[5:]:
     s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16384)
     s.settimeout(30)
     s.connect((host, port))
-    s.sendall(("GET %s HTTP/1.1\r\nHost: player\r\nRange: bytes=%d-\r\nConnection: close\r\n\r\n" % (path, offset)).encode())
+    s.sendall(("GET %s HTTP/1.1\r\nHost: %s:%d\r\nRange: bytes=%d-\r\nConnection: close\r\n\r\n" % (path, host, port, offset)).encode())
     buf = b""
     while b"\r\n\r\n" not in buf:
         d = s.recv(4096)
