@@ -6,6 +6,8 @@ import Synchronization
 /// members keep their sidecars inside it, renaming or copying the folder carries their properties along;
 /// only the resource's own sidecar needs moving.
 final class DeadProperties: Sendable {
+    /// Most bytes of stored property XML per resource: PROPFIND reads a sidecar whole, so it stays small.
+    static let maxBytesPerResource = 1 << 20
     /// Serialises read-modify-write of sidecars, so concurrent PROPPATCHes never lose each other's changes.
     private let updating = Mutex(())
 
@@ -21,7 +23,10 @@ final class DeadProperties: Sendable {
     }
 
     func load(_ path: StoragePath) -> [Entry] {
-        guard let data = FileManager.default.contents(atPath: sidecar(path)) else { return [] }
+        // A sidecar far past what PROPPATCH ever writes was not written by it: ignore it rather than read it.
+        let file = sidecar(path)
+        guard let size = FileSystem.stat(file)?.size, size <= Int64(4 * Self.maxBytesPerResource),
+              let data = FileManager.default.contents(atPath: file) else { return [] }
         return (try? JSONDecoder().decode([Entry].self, from: data)) ?? []
     }
 
