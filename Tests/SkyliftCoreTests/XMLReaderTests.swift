@@ -4,19 +4,7 @@ import FoundationXML
 #endif
 @testable import SkyliftCore
 import Testing
-
-/// A file outside everything, holding a marker that must never show up in parsed output.
-final class SecretFile {
-    let url: URL
-    let marker = "SECRET-\(UUID().uuidString)"
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-secret-\(UUID().uuidString).txt")
-        try Data(marker.utf8).write(to: url)
-    }
-
-    deinit { try? FileManager.default.removeItem(at: url) }
-}
+import TestProbes
 
 /// Collects every event as text, to check nothing of a refused document's entities came through.
 final class EventLog: XMLEventHandler {

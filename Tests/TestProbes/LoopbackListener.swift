@@ -4,11 +4,11 @@ import Glibc
 #endif
 
 /// A TCP listener on a free loopback port that accepts nobody: whether anyone connected shows in its queue.
-final class LoopbackListener {
+public final class LoopbackListener: Sendable {
     private let fd: Int32
-    let port: UInt16
+    public let port: UInt16
 
-    init() throws {
+    public init() throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         self.fd = fd
         var address = sockaddr_in()
@@ -23,30 +23,10 @@ final class LoopbackListener {
     }
 
     /// True when a connection is waiting (or was made and closed) on the listener.
-    var wasContacted: Bool {
+    public var wasContacted: Bool {
         var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         return poll(&p, 1, 0) > 0
     }
 
     deinit { close(fd) }
 }
-
-#if os(Linux)
-/// Watches one file with inotify for any open or read.
-final class FileOpenWatch {
-    private let fd: Int32
-
-    init(_ path: String) throws {
-        fd = inotify_init1(Int32(IN_NONBLOCK))
-        guard fd >= 0, inotify_add_watch(fd, path, UInt32(IN_OPEN | IN_ACCESS)) >= 0 else { throw POSIXError(.EBADF) }
-    }
-
-    /// True when the file was opened or read since the watch began.
-    var touched: Bool {
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        return read(fd, &buffer, buffer.count) > 0
-    }
-
-    deinit { close(fd) }
-}
-#endif
