@@ -26,7 +26,8 @@ public enum XMLReadError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .tooDeep(limit): "XML elements nest deeper than \(limit) levels"
         case let .tooManyElements(limit): "XML document has more than \(limit) elements"
         case let .textTooLong(limit): "XML text longer than \(limit) bytes"
-        case let .malformed(line, column, reason): "XML is not well-formed at line \(line), column \(column): \(reason)"
+        case let .malformed(line, column, reason):
+            line > 0 ? "XML is not well-formed at line \(line), column \(column): \(reason)" : "XML is not well-formed: \(reason)"
         }
     }
 }

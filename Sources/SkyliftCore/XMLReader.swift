@@ -58,6 +58,15 @@ public enum XMLReader {
         let message = (ns.userInfo[NSLocalizedDescriptionKey] as? String) ?? (ns.userInfo["NSDebugDescription"] as? String)
         let printable = (message ?? "").unicodeScalars.map { (0x20..<0x7F).contains($0.value) ? Character($0) : " " }
         let line = String(printable).trimmingCharacters(in: .whitespaces)
-        return line.isEmpty ? "parser error \(ns.code)" : String(line.prefix(160))
+        return line.isEmpty ? (libxml2Reasons[ns.code] ?? "libxml2 error \(ns.code)") : String(line.prefix(160))
     }
+
+    /// What libxml2's commonest error numbers (`xmlParserErrors`) mean; on Linux its errors carry no message.
+    static let libxml2Reasons: [Int: String] = [
+        4: "no root element", 5: "content after the root element or missing end tags",
+        6: "invalid character reference", 7: "invalid character reference", 8: "invalid character reference",
+        9: "invalid character", 26: "undeclared entity", 38: "'<' in an attribute value",
+        41: "attribute without a value", 42: "attribute given twice", 73: "'>' expected", 76: "end tag does not match",
+        77: "element not closed", 201: "undeclared namespace prefix", 203: "attribute given twice", 204: "empty namespace name",
+    ]
 }
