@@ -67,6 +67,20 @@ import TestProbes
         #expect(served.isAnswering)
     }
 
+    @Test func deadPropertiesAreCappedPerResource() throws {
+        let served = try ServedRoot()
+        try Data("x".utf8).write(to: served.root.appendingPathComponent("doc.txt"))
+        let value = String(repeating: "v", count: 600 << 10)
+        let first = try served.send("PROPPATCH", "doc.txt", xml: Self.proppatch(value))
+        #expect(first.status == 207 && first.body.contains("200 OK"), "\(first.body)")
+        let second = try served.send("PROPPATCH", "doc.txt", xml: Self.proppatch(value).replacingOccurrences(of: "Z:note", with: "Z:more"))
+        #expect(second.status == 207 && second.body.contains("507 Insufficient Storage"), "\(second.body)")
+        let names = try served.send("PROPFIND", "doc.txt", xml: "<D:propfind xmlns:D=\"DAV:\"><D:propname/></D:propfind>",
+                                    headers: ["Depth": "0"])
+        #expect(names.body.contains("note") && !names.body.contains("more"), "\(names.body)")
+        #expect(served.isAnswering)
+    }
+
     @Test func ordinaryBodiesStillWork() throws {
         let served = try ServedRoot()
         try Data("x".utf8).write(to: served.root.appendingPathComponent("doc.txt"))
