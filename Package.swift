@@ -51,19 +51,21 @@ let package = Package(
         .executableTarget(name: "skylift", dependencies: ["SkyliftCLI"]),
         .executableTarget(name: "BlobStreamBench", dependencies: ["BlobStream", "HTTPClient", "HTTPServer"], path: "bench/blobstream/BlobStreamBench"),
 
-        .testTarget(name: "SkyliftCoreTests", dependencies: ["SkyliftCore"]),
+        // Probes for attack tests (a file that must not be opened, a listener that must not be contacted).
+        .target(name: "TestProbes", path: "Tests/TestProbes"),
+        .testTarget(name: "SkyliftCoreTests", dependencies: ["SkyliftCore", "TestProbes"]),
         .testTarget(name: "HashingTests", dependencies: ["Hashing"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
         .testTarget(name: "StorageServerTests", dependencies: ["StorageServer", "Hashing"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer", "Hashing"]),
         .testTarget(name: "BlobStreamTests", dependencies: ["BlobStream", "StorageServer"]),
-        .testTarget(name: "RemotesTests", dependencies: ["Remotes", "StorageServer", "Uploads", "RangeCache"]),
+        .testTarget(name: "RemotesTests", dependencies: ["Remotes", "StorageServer", "Uploads", "RangeCache", "TestProbes"]),
         .testTarget(name: "UploadsTests", dependencies: ["Uploads", "StorageServer"]),
         .testTarget(name: "RangeCacheTests", dependencies: ["RangeCache", "StorageServer"]),
         .testTarget(name: "StreamProxyTests", dependencies: ["StreamProxy", "StorageServer"]),
         .testTarget(name: "FolderWatchTests", dependencies: ["FolderWatch"]),
         .testTarget(name: "AutoUploadTests", dependencies: ["AutoUpload", "StorageServer"]),
-        .testTarget(name: "SkyliftCLITests", dependencies: ["SkyliftCLI"]),
+        .testTarget(name: "SkyliftCLITests", dependencies: ["SkyliftCLI", "TestProbes"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 import SkyliftCore
 
 /// One `<response>` of a WebDAV `207 Multi-Status` PROPFIND answer.
@@ -12,7 +9,7 @@ public struct PropfindEntry: Sendable, Hashable {
     public var isCollection: Bool
 }
 
-/// Parses PROPFIND multistatus bodies (RFC 4918 §9.1) with Foundation's XMLParser.
+/// Parses PROPFIND multistatus bodies (RFC 4918 §9.1) with `XMLReader` (no DTD, bounded).
 public enum PropfindResponse {
     /// The request body asking for the properties Skylift reads.
     public static let requestBody = """
@@ -20,20 +17,21 @@ public enum PropfindResponse {
     <d:propfind xmlns:d="DAV:"><d:prop><d:resourcetype/><d:getcontentlength/><d:getetag/><d:getlastmodified/><d:getcontenttype/></d:prop></d:propfind>
     """
 
-    /// The entries of `body`; throws when it is not a multistatus document.
+    /// The entries of `body`; throws `RemoteError.protocolViolation` naming `url` when it is not a multistatus
+    /// document or the reader refuses it (a DOCTYPE, another encoding, past the bounds).
     public static func parse(_ body: [UInt8], url: URL) throws -> [PropfindEntry] {
-        let delegate = Collector()
-        let parser = XMLParser(data: Data(body))
-        parser.shouldProcessNamespaces = true
-        parser.delegate = delegate
-        guard parser.parse(), delegate.sawMultistatus else {
+        let collector = Collector()
+        do { try XMLReader.read(body, limits: .serverResponse, into: collector) } catch {
+            throw RemoteError.protocolViolation(url: url, reason: "PROPFIND answer refused: \(error)")
+        }
+        guard collector.sawMultistatus else {
             throw RemoteError.protocolViolation(url: url, reason: "PROPFIND answer is not a DAV multistatus document")
         }
-        return delegate.entries
+        return collector.entries
     }
 
-    /// XMLParser calls back synchronously on the parsing thread; the collector never leaves `parse`.
-    private final class Collector: NSObject, XMLParserDelegate {
+    /// Reads the reader's events; lives only inside `parse`.
+    private final class Collector: XMLEventHandler {
         var entries: [PropfindEntry] = []
         var sawMultistatus = false
         private var current: PropfindEntry?
@@ -42,9 +40,9 @@ public enum PropfindResponse {
         private var pending: [String: String] = [:]
         private var pendingCollection = false
 
-        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
+        func startElement(_ name: XMLName, attributes: [XMLAttribute], namespaces: [String: String]) {
             text = ""
-            switch name {
+            switch name.local {
             case "multistatus": sawMultistatus = true
             case "response": current = PropfindEntry(href: "", info: ContentInfo(), isCollection: false)
             case "propstat": pending = [:]; pendingCollection = false; okPropstat = true
@@ -53,9 +51,10 @@ public enum PropfindResponse {
             }
         }
 
-        func parser(_ parser: XMLParser, foundCharacters string: String) { text += string }
+        func characters(_ string: String) { text += string }
 
-        func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+        func endElement(_ element: XMLName) {
+            let name = element.local
             let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
             switch name {
             case "href": current?.href = value.removingPercentEncoding ?? value

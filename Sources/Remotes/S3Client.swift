@@ -108,7 +108,7 @@ public final class S3Client: Sendable {
     /// The `S3Error` an unaccepted response stands for, from its error document when it has one.
     static func error(from response: HTTPClientResponse, call: Call) async -> S3Error {
         let bytes = (try? await response.collect(upTo: 64 * 1024)) ?? []
-        let document = S3XMLElement.parse(bytes)
+        let document = try? S3XMLElement.parse(bytes)
         let code = document?["Code"] ?? Self.codeForBareStatus(response.status)
         return .service(status: response.status, code: code, message: document?["Message"] ?? "", resource: call.resource)
     }
@@ -131,8 +131,10 @@ public final class S3Client: Sendable {
     /// The small XML body of a successful answer; S3 may also put an `<Error>` document in a 200.
     func document(_ response: HTTPClientResponse, call: Call) async throws -> S3XMLElement {
         let bytes = try await response.collect(upTo: 16 << 20)
-        guard let root = S3XMLElement.parse(bytes) else {
-            throw S3Error.invalidResponse(resource: call.resource, reason: "body is not XML")
+        let root: S3XMLElement
+        do { root = try S3XMLElement.parse(bytes) } catch {
+            throw S3Error.invalidResponse(resource: call.resource,
+                                          reason: "XML answer from \(address(call).url.redactedString) refused: \(error)")
         }
         if root.name == "Error" {
             throw S3Error.service(status: response.status, code: root["Code"] ?? "Error", message: root["Message"] ?? "",

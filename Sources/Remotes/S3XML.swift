@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
+import SkyliftCore
 
 /// A parsed XML element: just enough of a tree to read S3's response documents.
 struct S3XMLElement: Sendable {
@@ -16,37 +14,33 @@ struct S3XMLElement: Sendable {
     /// The text of the first child named `name`.
     subscript(_ name: String) -> String? { child(name)?.text }
 
-    /// Parses `bytes`; nil when they are not well-formed XML.
-    static func parse(_ bytes: [UInt8]) -> S3XMLElement? {
+    /// Parses `bytes` with `XMLReader` (no DTD, bounded); names are local names, namespaces dropped.
+    static func parse(_ bytes: [UInt8]) throws(XMLReadError) -> S3XMLElement {
         let builder = Builder()
-        let parser = XMLParser(data: Data(bytes))
-        parser.delegate = builder
-        guard parser.parse(), let root = builder.root else { return nil }
+        try XMLReader.read(bytes, limits: .serverResponse, into: builder)
+        guard let root = builder.root else { throw .malformed(line: 0, column: 0, reason: "no root element") }
         return root
     }
 
-    private final class Builder: NSObject, XMLParserDelegate {
+    /// Collects the reader's events into elements; lives only inside `parse`.
+    private final class Builder: XMLEventHandler {
         var stack: [S3XMLElement] = []
         var root: S3XMLElement?
 
-        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
-                    attributes: [String: String] = [:]) {
-            stack.append(S3XMLElement(name: name))
+        func startElement(_ name: XMLName, attributes: [XMLAttribute], namespaces: [String: String]) {
+            stack.append(S3XMLElement(name: name.local))
         }
 
-        func parser(_ parser: XMLParser, foundCharacters string: String) {
-            if !stack.isEmpty { stack[stack.count - 1].text += string }
+        func characters(_ text: String) {
+            if !stack.isEmpty { stack[stack.count - 1].text += text }
         }
 
-        func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+        func endElement(_ name: XMLName) {
             guard let element = stack.popLast() else { return }
             if stack.isEmpty { root = element } else { stack[stack.count - 1].children.append(element) }
         }
     }
 
     /// Escapes text for an XML element body.
-    static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
-    }
+    static func escape(_ text: String) -> String { XMLTree.escape(text, attribute: true) }
 }

@@ -3,14 +3,17 @@ import HTTPServer
 
 /// Collects a small request body (WebDAV XML) up to a limit, then answers from it.
 final class BodyCollector: HTTPBodyReceiver {
-    static let limit = 1 << 20
+    private let limit: Int
     private var bytes: [UInt8] = []
     private let answer: ([UInt8]) -> HTTPResponse
 
-    init(answer: @escaping ([UInt8]) -> HTTPResponse) { self.answer = answer }
+    init(limit: Int, answer: @escaping ([UInt8]) -> HTTPResponse) {
+        self.limit = limit
+        self.answer = answer
+    }
 
     func receive(_ chunk: UnsafeRawBufferPointer) -> HTTPResponse? {
-        guard bytes.count + chunk.count <= Self.limit else { return .text(413, "XML body larger than \(Self.limit) bytes") }
+        guard bytes.count + chunk.count <= limit else { return Self.tooLarge(limit) }
         bytes.append(contentsOf: chunk)
         return nil
     }
@@ -18,4 +21,6 @@ final class BodyCollector: HTTPBodyReceiver {
     func finish() -> HTTPResponse { answer(bytes) }
 
     func abort() { bytes = [] }
+
+    static func tooLarge(_ limit: Int) -> HTTPResponse { .text(413, "XML body larger than \(limit) bytes") }
 }

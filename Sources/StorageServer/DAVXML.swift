@@ -1,8 +1,6 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 import HTTPServer
+import SkyliftCore
 
 /// A property name: namespace URI plus local name (RFC 4918 §4.3).
 struct PropertyName: Hashable, Codable, Sendable {
@@ -12,96 +10,66 @@ struct PropertyName: Hashable, Codable, Sendable {
     static func dav(_ name: String) -> PropertyName { PropertyName(namespace: "DAV:", name: name) }
 }
 
-/// Parsing request bodies and building multistatus answers with FoundationXML.
+/// Why a WebDAV request body was refused: the status and the one-line reason to answer with.
+struct DAVBodyError: Error {
+    var status: Int
+    var message: String
+
+    var response: HTTPResponse { .text(status, message) }
+}
+
+/// Reading request bodies (through `XMLReader`: no DTD, bounded) and building multistatus answers.
 enum DAVXML {
-    /// Parses a request body; nil when it is not well-formed XML (the caller answers 400).
-    static func parse(_ bytes: [UInt8]) -> XMLElement? {
-        // XMLDocument recovers from some malformed input; the SAX parser records every well-formedness error
-        // (on Linux its parse() can still return true, so the error is what counts).
-        let data = Data(bytes)
-        let strict = XMLParser(data: data)
-        guard strict.parse(), strict.parserError == nil,
-              let doc = try? XMLDocument(data: data, options: []), let root = doc.rootElement(),
-              declarationsAreValid(root) else { return nil }
-        return root
-    }
+    static let namespace = "DAV:"
 
-    /// Namespaces in XML 1.0 forbids undeclared prefixes and binding one to the empty name (`xmlns:p=""`);
-    /// libxml2 only warns, leaving a prefixed element without a namespace.
-    private static func declarationsAreValid(_ element: XMLElement) -> Bool {
-        if (element.name ?? "").contains(":") && element.uri == nil { return false }
-        return children(element).allSatisfy(declarationsAreValid)
-    }
-
-    static func name(of element: XMLElement) -> PropertyName {
-        PropertyName(namespace: element.uri ?? "", name: element.localName ?? element.name ?? "")
-    }
-
-    static func isDAV(_ element: XMLElement, _ local: String) -> Bool {
-        element.uri == "DAV:" && element.localName == local
-    }
-
-    /// Child elements only (no text or comments).
-    static func children(_ element: XMLElement) -> [XMLElement] {
-        (element.children ?? []).compactMap { $0 as? XMLElement }
-    }
-
-    static func child(_ element: XMLElement, _ local: String) -> XMLElement? {
-        children(element).first { isDAV($0, local) }
-    }
-
-    /// The element as stand-alone XML: every namespace in scope is declared on it, so it can be stored and
-    /// later parsed or embedded anywhere.
-    static func standalone(_ element: XMLElement) -> String {
-        var declared: [String: String] = [:]
-        var node: XMLNode? = element
-        while let e = node as? XMLElement {
-            for ns in e.namespaces ?? [] {
-                let prefix = ns.name ?? ""
-                if declared[prefix] == nil { declared[prefix] = ns.stringValue ?? "" }
-            }
-            node = e.parent
+    /// The body's root element when it is a well-formed `DAV:<root>` document; otherwise the answer to give:
+    /// 413 when it is too large, 400 for anything else (a DOCTYPE, another encoding, too deep, malformed).
+    static func parse(_ bytes: [UInt8], root local: String, method: String) throws(DAVBodyError) -> XMLTree {
+        let tree: XMLTree
+        do { tree = try XMLReader.tree(bytes, limits: .davRequest) } catch {
+            if case .tooLarge = error { throw DAVBodyError(status: 413, message: "\(method) body refused: \(error)") }
+            throw DAVBodyError(status: 400, message: "\(method) body refused: \(error)")
         }
-        let qualified = element.name ?? "x"
-        let prefix = qualified.contains(":") ? String(qualified.split(separator: ":")[0]) : ""
-        if declared[prefix] == nil { declared[prefix] = element.uri ?? "" }
-        var out = "<" + qualified
-        for (p, uri) in declared.sorted(by: { $0.key < $1.key }) {
-            out += (p.isEmpty ? " xmlns=\"" : " xmlns:\(p)=\"") + escape(uri) + "\""
+        guard isDAV(tree, local) else {
+            throw DAVBodyError(status: 400, message: "\(method) body is not a well-formed DAV:\(local) document")
         }
-        for attr in element.attributes ?? [] { out += " " + attr.xmlString }
-        out += ">"
-        for c in element.children ?? [] { out += c.xmlString }
-        return out + "</" + qualified + ">"
+        return tree
     }
+
+    static func name(of element: XMLTree) -> PropertyName {
+        PropertyName(namespace: element.name.namespace, name: element.name.local)
+    }
+
+    static func isDAV(_ element: XMLTree, _ local: String) -> Bool {
+        element.name.namespace == namespace && element.name.local == local
+    }
+
+    /// Child elements only (no text).
+    static func children(_ element: XMLTree) -> [XMLTree] { element.elements }
+
+    static func child(_ element: XMLTree, _ local: String) -> XMLTree? { element.first(namespace, local) }
+
+    /// The element as stand-alone XML (every namespace in scope declared on it), to store and insert later.
+    static func standalone(_ element: XMLTree) -> String { element.xmlString }
 
     /// An empty element for a property name, e.g. in a 404 propstat.
-    static func empty(_ p: PropertyName) -> XMLElement {
-        if p.namespace == "DAV:" { return XMLElement(name: "D:" + p.name) }
-        let xml = p.namespace.isEmpty ? "<\(p.name) xmlns=\"\"/>" : "<P:\(p.name) xmlns:P=\"\(escape(p.namespace))\"/>"
-        return (try? XMLElement(xmlString: xml)) ?? XMLElement(name: p.name)
+    static func empty(_ p: PropertyName) -> XMLTree {
+        let prefix = p.namespace == namespace ? "D" : p.namespace.isEmpty ? "" : "P"
+        return XMLTree(XMLName(namespace: p.namespace, local: p.name, prefix: prefix))
     }
 
-    /// A stored stand-alone element, ready to insert.
-    static func element(_ xml: String) -> XMLElement? { try? XMLElement(xmlString: xml) }
+    /// A stored stand-alone element, ready to insert; read as strictly as a request body, since the sidecar
+    /// lies in the served tree.
+    static func element(_ xml: String) -> XMLTree? { try? XMLReader.tree(Array(xml.utf8), limits: .davRequest) }
 
-    static func dav(_ name: String, _ children: [XMLElement] = [], text: String? = nil) -> XMLElement {
-        let e = XMLElement(name: "D:" + name)
-        if let text { e.stringValue = text }
-        for c in children { e.addChild(c) }
-        return e
+    static func dav(_ name: String, _ children: [XMLTree] = [], text: String? = nil) -> XMLTree {
+        XMLTree(XMLName(namespace: namespace, local: name, prefix: "D"), children, text: text)
     }
 
-    /// A complete document with the `DAV:` namespace bound to `D` on the root.
-    static func document(_ root: XMLElement) -> [UInt8] {
-        if let ns = XMLNode.namespace(withName: "D", stringValue: "DAV:") as? XMLNode { root.addNamespace(ns) }
-        let doc = XMLDocument(rootElement: root)
-        doc.version = "1.0"
-        doc.characterEncoding = "utf-8"
-        return Array(doc.xmlData(options: []))
-    }
+    /// A complete document; the `DAV:` namespace is declared on the root.
+    static func document(_ root: XMLTree) -> [UInt8] { root.document }
 
-    static func response(_ status: Int, _ root: XMLElement, headers: HTTPHeaders = [:]) -> HTTPResponse {
+    static func response(_ status: Int, _ root: XMLTree, headers: HTTPHeaders = [:]) -> HTTPResponse {
         var h = headers
         h.set("Content-Type", "application/xml; charset=utf-8")
         return HTTPResponse(status: status, headers: h, body: .bytes(document(root)))
@@ -129,10 +97,5 @@ enum DAVXML {
         case 507: "Insufficient Storage"
         default: "Status"
         }
-    }
-
-    static func escape(_ s: String) -> String {
-        s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: "\"", with: "&quot;")
     }
 }

@@ -6,6 +6,8 @@ import Synchronization
 /// members keep their sidecars inside it, renaming or copying the folder carries their properties along;
 /// only the resource's own sidecar needs moving.
 final class DeadProperties: Sendable {
+    /// Most bytes of stored property XML per resource: PROPFIND reads a sidecar whole, so it stays small.
+    static let maxBytesPerResource = 1 << 20
     /// Serialises read-modify-write of sidecars, so concurrent PROPPATCHes never lose each other's changes.
     private let updating = Mutex(())
 
@@ -23,9 +25,11 @@ final class DeadProperties: Sendable {
     /// The stored set; empty when there is none. A sidecar that is not a regular file (a link, a FIFO someone
     /// put there) is ignored rather than followed or waited on.
     func load(_ path: StoragePath) -> [Entry] {
+        // A sidecar far past what PROPPATCH ever writes was not written by it: ignore it rather than read it.
         guard let fd = try? FileSystem.openRegularFile(in: AT_FDCWD, sidecar(path)) else { return [] }
         let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
-        guard let data = try? handle.readToEnd() else { return [] }
+        guard let data = try? handle.read(upToCount: 4 * Self.maxBytesPerResource + 1),
+              data.count <= 4 * Self.maxBytesPerResource else { return [] }
         return (try? JSONDecoder().decode([Entry].self, from: data)) ?? []
     }
 

@@ -1,17 +1,14 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 import HTTPServer
+import SkyliftCore
 
 /// LOCK and UNLOCK (RFC 4918 §9.10, §9.11): exclusive and shared write locks, refresh, lock-null creation.
 extension WebDAV {
     func lock(_ request: HTTPRequest, target: StoragePath, body: [UInt8]) -> HTTPResponse {
         let timeout = Self.timeout(request.headers["Timeout"])
         if body.isEmpty { return refresh(request, target: target, timeout: timeout) }
-        guard let info = DAVXML.parse(body), DAVXML.isDAV(info, "lockinfo") else {
-            return .text(400, "LOCK body is not a well-formed DAV:lockinfo")
-        }
+        let info: XMLTree
+        do { info = try DAVXML.parse(body, root: "lockinfo", method: "LOCK") } catch { return error.response }
         guard let scope = DAVXML.child(info, "lockscope").flatMap({ DAVXML.children($0).first }),
               DAVXML.isDAV(scope, "exclusive") || DAVXML.isDAV(scope, "shared"),
               let type = DAVXML.child(info, "locktype").flatMap({ DAVXML.children($0).first }), DAVXML.isDAV(type, "write")
@@ -25,12 +22,22 @@ extension WebDAV {
             }
         }
         if request.headers["If"] != nil, let refusal = checkLocks(request, target: target, changes: []) { return refusal }
+        let owner = DAVXML.child(info, "owner").map(DAVXML.standalone)
+        if let owner, owner.utf8.count > LockTable.maxOwnerBytes {
+            return .text(413, "LOCK owner is \(owner.utf8.count) bytes; at most \(LockTable.maxOwnerBytes) are kept")
+        }
         let lock = DAVLock(token: LockTable.newToken(), root: target, infinite: depth == "infinity",
-                           exclusive: DAVXML.isDAV(scope, "exclusive"),
-                           ownerXML: DAVXML.child(info, "owner").map(DAVXML.standalone), timeout: timeout,
+                           exclusive: DAVXML.isDAV(scope, "exclusive"), ownerXML: owner, timeout: timeout,
                            expires: Date().addingTimeInterval(TimeInterval(timeout)))
-        if let conflict = locks.add(lock) {
-            return DAVXML.error(423, condition: "no-conflicting-lock", href: conflict.root.href(collection: false))
+        switch locks.add(lock) {
+        case let .conflict(other)?:
+            return DAVXML.error(423, condition: "no-conflicting-lock", href: other.root.href(collection: false))
+        case let .full(perResource, retryAfter)?:
+            // Not 423: nothing conflicts, and the client cannot clear it; the table frees up as locks expire.
+            let limit = perResource ? "\(LockTable.maxLocksPerResource) locks on \(target.relative)"
+                                    : "\(LockTable.maxLocks) locks on this server"
+            return .text(503, "LOCK refused: already \(limit); try again later", headers: ["Retry-After": String(retryAfter)])
+        case nil: break
         }
         if !existed {
             // A lock on an unmapped URL creates an empty resource there (RFC 4918 §9.10.4).
@@ -66,7 +73,7 @@ extension WebDAV {
         return HTTPResponse(status: 204)
     }
 
-    func lockDiscovery(_ active: [DAVLock]) -> XMLElement {
+    func lockDiscovery(_ active: [DAVLock]) -> XMLTree {
         DAVXML.dav("lockdiscovery", active.map { lock in
             var parts = [
                 DAVXML.dav("locktype", [DAVXML.dav("write")]),
@@ -81,13 +88,14 @@ extension WebDAV {
         })
     }
 
-    /// `Timeout: Second-n, Infinite`: the first acceptable choice, capped; an hour when absent.
+    /// `Timeout: Second-n, Infinite`: the first acceptable choice, capped at `LockTable.maxTimeout` (which is
+    /// also what `Infinite` and a missing header get).
     static func timeout(_ value: String?) -> Int {
         for part in (value ?? "").split(separator: ",") {
             let p = part.trimmingCharacters(in: .whitespaces)
             if p.lowercased() == "infinite" { return LockTable.maxTimeout }
             if p.lowercased().hasPrefix("second-"), let n = Int(p.dropFirst(7)), n > 0 { return min(n, LockTable.maxTimeout) }
         }
-        return 3600
+        return LockTable.maxTimeout
     }
 }

@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 import HTTPServer
 import SkyliftCore
 
@@ -22,9 +19,8 @@ extension WebDAV {
         guard depth == "0" || depth == "1" else { return .text(400, "Depth must be 0, 1 or infinity") }
         var wanted = Request.all
         if !body.isEmpty {
-            guard let root = DAVXML.parse(body), DAVXML.isDAV(root, "propfind") else {
-                return .text(400, "PROPFIND body is not a well-formed DAV:propfind")
-            }
+            let root: XMLTree
+            do { root = try DAVXML.parse(body, root: "propfind", method: "PROPFIND") } catch { return error.response }
             if let prop = DAVXML.child(root, "prop") {
                 wanted = .some(DAVXML.children(prop).map { DAVXML.name(of: $0) })
             } else if DAVXML.child(root, "propname") != nil {
@@ -40,9 +36,9 @@ extension WebDAV {
         return DAVXML.response(207, multistatus)
     }
 
-    private func describe(_ path: StoragePath, _ stat: FileStat, _ wanted: Request) -> XMLElement {
+    private func describe(_ path: StoragePath, _ stat: FileStat, _ wanted: Request) -> XMLTree {
         let dead = properties.load(path)
-        var found: [XMLElement] = [], missing: [XMLElement] = []
+        var found: [XMLTree] = [], missing: [XMLTree] = []
         switch wanted {
         case .all:
             found = Self.liveProperties.compactMap { live($0, path, stat) } + dead.compactMap { DAVXML.element($0.xml) }
@@ -64,12 +60,12 @@ extension WebDAV {
         return DAVXML.dav("response", children)
     }
 
-    func propstat(_ props: [XMLElement], _ status: Int) -> XMLElement {
+    func propstat(_ props: [XMLTree], _ status: Int) -> XMLTree {
         DAVXML.dav("propstat", [DAVXML.dav("prop", props), DAVXML.dav("status", text: DAVXML.statusLine(status))])
     }
 
     /// A live property's current value, nil when it does not apply to this resource.
-    private func live(_ name: PropertyName, _ path: StoragePath, _ stat: FileStat) -> XMLElement? {
+    private func live(_ name: PropertyName, _ path: StoragePath, _ stat: FileStat) -> XMLTree? {
         guard name.namespace == "DAV:" else { return nil }
         switch name.name {
         case "displayname": return DAVXML.dav("displayname", text: path.name)
@@ -89,13 +85,12 @@ extension WebDAV {
     }
 
     func proppatch(_ request: HTTPRequest, target: StoragePath, body: [UInt8]) -> HTTPResponse {
-        guard let root = DAVXML.parse(body), DAVXML.isDAV(root, "propertyupdate") else {
-            return .text(400, "PROPPATCH body is not a well-formed DAV:propertyupdate")
-        }
+        let root: XMLTree
+        do { root = try DAVXML.parse(body, root: "propertyupdate", method: "PROPPATCH") } catch { return error.response }
         guard FileSystem.stat(target.filePath) != nil else { return .text(404, "not found: \(target.relative)") }
         if let refusal = checkLocks(request, target: target, changes: [Change(path: target)]) { return refusal }
         // Parse every instruction first: a malformed body changes nothing.
-        var instructions: [(set: Bool, element: XMLElement)] = []
+        var instructions: [(set: Bool, element: XMLTree)] = []
         for instruction in DAVXML.children(root) {
             let isSet = DAVXML.isDAV(instruction, "set")
             guard isSet || DAVXML.isDAV(instruction, "remove"), let prop = DAVXML.child(instruction, "prop") else {
@@ -121,13 +116,18 @@ extension WebDAV {
                     entries.removeAll { $0.property == name }
                     if isSet { entries.append(.init(property: name, xml: DAVXML.standalone(element))) }
                 }
+                // RFC 4918 §9.2.1: 507 when the server cannot record the property; nothing is changed.
+                if entries.reduce(0, { $0 + $1.xml.utf8.count }) > DeadProperties.maxBytesPerResource {
+                    status = 507
+                    return false
+                }
                 return true
             }
         } catch let e as FileSystemError where e.isNoSpace {
             status = 507
         } catch { return .text(500, "cannot store properties of \(target.relative)") }
         // All or nothing: a protected property fails the whole update (403 for it, 424 for the rest).
-        var stats: [XMLElement] = []
+        var stats: [XMLTree] = []
         if !protected.isEmpty {
             stats.append(propstat(protected.map(DAVXML.empty), 403))
             if !touched.isEmpty { stats.append(propstat(touched.map(DAVXML.empty), 424)) }

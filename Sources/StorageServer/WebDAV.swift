@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import SkyliftCore
 
 /// WebDAV class 1 and 2 (RFC 4918) over the store: PUT, DELETE, MKCOL and lock checks here; properties,
 /// copy/move and locking in their own files.
@@ -19,10 +20,10 @@ final class WebDAV: Sendable {
         case "PUT": return put(request, target: target)
         case "DELETE": return .respond(delete(request, target: target))
         case "MKCOL": return mkcol(request, target: target)
-        case "PROPFIND": return withBody { self.propfind(request, target: target, body: $0) }
-        case "PROPPATCH": return withBody { self.proppatch(request, target: target, body: $0) }
+        case "PROPFIND": return withBody(request, limit: Self.propfindBodyLimit) { self.propfind(request, target: target, body: $0) }
+        case "PROPPATCH": return withBody(request, limit: Self.proppatchBodyLimit) { self.proppatch(request, target: target, body: $0) }
         case "COPY", "MOVE": return .respond(copyOrMove(request, source: target))
-        case "LOCK": return withBody { self.lock(request, target: target, body: $0) }
+        case "LOCK": return withBody(request, limit: Self.lockBodyLimit) { self.lock(request, target: target, body: $0) }
         case "UNLOCK": return .respond(unlock(request, target: target))
         default:
             return .respond(.text(405, "method \(request.method) not allowed on \(target.relative)",
@@ -30,8 +31,15 @@ final class WebDAV: Sendable {
         }
     }
 
-    private func withBody(_ answer: @escaping ([UInt8]) -> HTTPResponse) -> HTTPHeadDecision {
-        .receive(BodyCollector(answer: answer))
+    /// Largest XML bodies read: a PROPFIND names properties, a LOCK carries an owner of at most
+    /// `LockTable.maxOwnerBytes`; only PROPPATCH brings values worth storing.
+    static let propfindBodyLimit = 64 << 10
+    static let lockBodyLimit = 16 << 10
+    static let proppatchBodyLimit = XMLLimits.davRequest.maxBytes
+
+    private func withBody(_ request: HTTPRequest, limit: Int, _ answer: @escaping ([UInt8]) -> HTTPResponse) -> HTTPHeadDecision {
+        if let length = request.contentLength, length > Int64(limit) { return .respond(BodyCollector.tooLarge(limit)) }
+        return .receive(BodyCollector(limit: limit, answer: answer))
     }
 
     // MARK: Lock and If-header checks

@@ -1,0 +1,14 @@
+import Foundation
+
+/// A file outside everything, holding a marker that must never show up in parsed output.
+public final class SecretFile: Sendable {
+    public let url: URL
+    public let marker = "SECRET-\(UUID().uuidString)"
+
+    public init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-secret-\(UUID().uuidString).txt")
+        try Data(marker.utf8).write(to: url)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+}
