@@ -134,7 +134,7 @@ public final class S3Client: Sendable {
         let root: S3XMLElement
         do { root = try S3XMLElement.parse(bytes) } catch {
             throw S3Error.invalidResponse(resource: call.resource,
-                                          reason: "XML answer from \(address(call).url.redactedString) refused: \(error)")
+                                          reason: "XML answer from \(Redaction.url(address(call).url)) refused: \(error)")
         }
         if root.name == "Error" {
             throw S3Error.service(status: response.status, code: root["Code"] ?? "Error", message: root["Message"] ?? "",
