@@ -1,6 +1,7 @@
 import Foundation
 import FolderWatch
 import SkyliftCore
+import SkyliftSystem
 
 /// The durable queue: one SQLite database (WAL) under the state folder, one row per known file.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import SkyliftCore
+import SkyliftSystem
 
 // Loading, committing, removing and evicting: the parts that touch the directory layout.
 extension RangeCache {
@@ -14,7 +15,7 @@ extension RangeCache {
                 try? fm.removeItem(atPath: resources)
             }
             do {
-                try PrivateFiles.replace(formatPath, with: Array((formatLine + "\n").utf8))
+                try AtomicFile.replace(formatPath, with: Array((formatLine + "\n").utf8))
             } catch {
                 throw RangeCacheError.unusableDirectory(path: directory, reason: "cannot write \(formatPath)")
             }
@@ -73,16 +74,7 @@ extension RangeCache {
         do {
             if let fd = record.fd { try io.syncData(fd, path: base + ".data") }
             let bytes = try record.map.encoded()
-            let tmp = base + ".map.tmp"
-            let fd = try io.open(tmp, create: true)
-            defer { io.close(fd) }
-            try io.setLength(fd, 0, path: tmp)
-            try bytes.withUnsafeBytes { try io.write(fd, $0, at: 0, path: tmp) }
-            try io.sync(fd, path: tmp)
-            guard rename(tmp, base + ".map") == 0 else {
-                throw CacheIOError(call: "rename", path: tmp, errno: errno)
-            }
-            io.syncDirectory(resourcesPath)
+            try AtomicFile.replace(base + ".map", with: bytes, temporary: base + ".map.tmp")
             record.dirty = false
             record.uncommitted = 0
             s.records[key] = record

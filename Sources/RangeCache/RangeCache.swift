@@ -1,6 +1,7 @@
 import Foundation
 import Hashing
 import SkyliftCore
+import SkyliftSystem
 import Synchronization
 
 /// A persistent byte-range cache: one sparse file per resource, a map of the blocks present, and per-block

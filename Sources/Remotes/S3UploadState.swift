@@ -1,6 +1,7 @@
 import Foundation
 import Hashing
 import SkyliftCore
+import SkyliftSystem
 
 /// What a resumed multipart upload needs to find its parts again.
 struct S3UploadState: Codable, Equatable {
@@ -34,7 +35,7 @@ struct S3UploadStateFile {
     func save(_ state: S3UploadState) throws {
         do {
             // 0600 in 0700 folders: the upload id lets whoever holds credentials for the bucket finish the upload.
-            try PrivateFiles.replace(url.path, with: Array(try JSONEncoder().encode(state)))
+            try AtomicFile.replace(url.path, with: Array(try JSONEncoder().encode(state)))
         } catch {
             throw S3Error.state(path: url.path, reason: "cannot write: \(error.localizedDescription)")
         }

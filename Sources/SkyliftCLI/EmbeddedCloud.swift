@@ -1,5 +1,6 @@
 import Foundation
 import SkyliftCore
+import SkyliftSystem
 import StorageServer
 
 /// The embedded cloud started inside a command that was given no destination (`skylift watch DIR`):

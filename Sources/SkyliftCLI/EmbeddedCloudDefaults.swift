@@ -1,6 +1,7 @@
 import Foundation
 import Hashing
 import SkyliftCore
+import SkyliftSystem
 
 /// Where the embedded cloud keeps its store and token when nothing says otherwise, and how the token is
 /// created. Shared by `serve` and by `watch` without `--to`.
@@ -37,7 +38,7 @@ public struct EmbeddedCloudDefaults: Sendable {
         for i in bytes.indices { bytes[i] = UInt8.random(in: 0...255) }
         let fresh = bytes.hexString
         do {
-            if try PrivateFiles.createNew(file.path, with: Array((fresh + "\n").utf8)) { return (fresh, true) }
+            if try AtomicFile.createNew(file.path, with: Array((fresh + "\n").utf8)) { return (fresh, true) }
         } catch {
             throw CommandFailure("cannot write token file: \(error)")
         }

@@ -1,5 +1,6 @@
 import Foundation
 import SkyliftCore
+import SkyliftSystem
 
 /// Where a command's secrets come from, so none has to be on the command line (where every local user reads
 /// it in `/proc/<pid>/cmdline`): `--token`, `--token-file FILE`, `$SKYLIFT_TOKEN`, `--header` and

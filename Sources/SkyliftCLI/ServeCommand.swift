@@ -1,5 +1,6 @@
 import Foundation
 import SkyliftCore
+import SkyliftSystem
 import StorageServer
 
 /// `skylift serve`: the embedded cloud over a directory.

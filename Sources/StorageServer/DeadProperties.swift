@@ -1,4 +1,5 @@
 import Foundation
+import SkyliftSystem
 import Synchronization
 
 /// Dead properties (set by clients with PROPPATCH), kept in a hidden sidecar file beside each resource:
@@ -33,22 +34,13 @@ final class DeadProperties: Sendable {
         return (try? JSONDecoder().decode([Entry].self, from: data)) ?? []
     }
 
-    /// Replaces the stored set, durably (temp file, fsync, rename); an empty set removes the sidecar.
+    /// Replaces the stored set through ``AtomicFile`` (mode 0644, like the files served beside it; the temp
+    /// file has a hidden name requests can never reach); an empty set removes the sidecar.
     func save(_ entries: [Entry], for path: StoragePath) throws {
         let file = sidecar(path)
         if entries.isEmpty { FileSystem.unlink(file); return }
-        let temp = FileSystem.tempSibling(of: file, kind: "tmp")
-        let bytes = try JSONEncoder().encode(entries)
-        let fd = try FileSystem.open(temp, O_WRONLY | O_CREAT | O_EXCL, mode: 0o644)
-        defer { close(fd) }
-        do {
-            try bytes.withUnsafeBytes { try FileSystem.writeAll(fd, $0, path: temp) }
-            try FileSystem.sync(fd, path: temp)
-            try FileSystem.rename(temp, file)
-        } catch {
-            FileSystem.unlink(temp)
-            throw error
-        }
+        try AtomicFile.replace(file, with: Array(try JSONEncoder().encode(entries)), permissions: 0o644,
+                               temporary: FileSystem.tempSibling(of: file, kind: "tmp"))
     }
 
     /// Loads, lets `change` edit, and saves the set under the update lock; `change` returns false to save nothing.

@@ -1,5 +1,6 @@
 import Foundation
 import SkyliftCore
+import SkyliftSystem
 
 /// Settings of an embedded cloud: what it serves, who may use it, how long unfinished uploads live.
 public struct StorageConfiguration: Sendable {
@@ -45,12 +46,12 @@ public enum StorageServerError: Error, CustomStringConvertible, Equatable {
     /// The root is missing or not a directory.
     case rootNotADirectory(path: String)
     /// The hidden state directory under the root could not be created.
-    case cannotCreateState(path: String, errno: Int32)
+    case cannotCreateState(path: String, errno: Errno)
 
     public var description: String {
         switch self {
         case let .rootNotADirectory(path): "storage root is not a directory: \(path)"
-        case let .cannotCreateState(path, code): "cannot create \(path): \(String(cString: strerror(code)))"
+        case let .cannotCreateState(path, code): "cannot create \(path): \(code)"
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import SkyliftCore
+import SkyliftSystem
 
 /// The served directory: its real path, the path resolver bound to it, and the hidden state directory.
 struct Store: Sendable {
@@ -17,7 +18,7 @@ struct Store: Sendable {
         uploadsDirectory = rootPath + "/" + PathResolver.hiddenPrefix + "uploads"
         // 0700: unfinished uploads are nobody else's business until they land in the served tree.
         do { try PrivateFiles.createDirectory(uploadsDirectory) } catch {
-            throw StorageServerError.cannotCreateState(path: uploadsDirectory, errno: error.errno)
+            throw StorageServerError.cannotCreateState(path: uploadsDirectory, errno: error.errno ?? .ioError)
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import SkyliftSystem
 
 /// One unfinished tus upload as persisted under the hidden uploads directory:
 /// `<id>.info` (JSON, written durably), `<id>.data` (the bytes so far; its size is the offset) and, while a
@@ -33,16 +34,10 @@ struct TusUpload: Sendable {
         return try? JSONDecoder().decode(Info.self, from: data)
     }
 
-    /// Writes the info through a temp file, fsync and rename, so a crash leaves the old or the new one.
+    /// Writes the info through ``AtomicFile`` (temp file, fsync, rename, fsync of the folder), so a crash
+    /// leaves the old or the new one.
     func save(_ info: Info) throws {
-        let bytes = try JSONEncoder().encode(info)
-        let temp = infoPath + ".tmp"
-        let fd = try FileSystem.open(temp, O_WRONLY | O_CREAT | O_TRUNC, mode: 0o600)
-        defer { close(fd) }
-        try bytes.withUnsafeBytes { try FileSystem.writeAll(fd, $0, path: temp) }
-        try FileSystem.sync(fd, path: temp)
-        try FileSystem.rename(temp, infoPath)
-        FileSystem.syncDirectory(directory)
+        try AtomicFile.replace(infoPath, with: Array(try JSONEncoder().encode(info)), temporary: infoPath + ".tmp")
     }
 
     /// Bytes durably received so far.

@@ -1,6 +1,7 @@
 import Foundation
 import Hashing
 import SkyliftCore
+import SkyliftSystem
 
 /// What Skylift remembers about one source → destination pair between runs.
 public struct ResumeRecord: Codable, Sendable, Hashable {
@@ -85,7 +86,7 @@ public struct ResumeStore: Sendable {
             let encoder = JSONEncoder()
             encoder.dateEncodingStrategy = .iso8601
             encoder.outputFormatting = [.sortedKeys]
-            try PrivateFiles.replace(url.path, with: Array(try encoder.encode(record)))
+            try AtomicFile.replace(url.path, with: Array(try encoder.encode(record)))
         } catch {
             throw UploadError.stateNotWritable(path: folder.path, reason: Self.reason(error))
         }

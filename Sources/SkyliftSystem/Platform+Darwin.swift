@@ -1,0 +1,17 @@
+#if canImport(Darwin)
+import Darwin
+
+// What differs on Darwin: the libc module's name, stat's time field, no fdatasync, no hole punching.
+
+func systemClose(_ fd: Int32) -> Int32 { Darwin.close(fd) }
+func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int { Darwin.read(fd, buffer, count) }
+func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int { Darwin.write(fd, buffer, count) }
+func systemRename(_ from: String, _ to: String) -> Int32 { Darwin.rename(from, to) }
+func dataSync(_ fd: Int32) -> Int32 { fsync(fd) }
+
+extension stat {
+    var modificationTime: timespec { st_mtimespec }
+}
+
+func punchHole(_ fd: Int32, offset: Int64, length: Int64) -> Bool { false }
+#endif
