@@ -1,4 +1,5 @@
 import Foundation
+import SkyliftSystem
 
 /// Why a source or stream could not deliver its bytes. Every case names the path or URL involved.
 public enum BlobStreamError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -11,7 +12,7 @@ public enum BlobStreamError: Error, Equatable, Sendable, CustomStringConvertible
     /// The path names something other than a regular file (a FIFO, a device).
     case notRegularFile(path: String)
     /// A system call failed.
-    case io(path: String, operation: String, errno: Int32)
+    case io(path: String, operation: String, errno: Errno)
     /// The content changed while it was being read, or differs from what was expected when re-opened.
     case contentChanged(name: String)
     /// The source ended before the length it announced.
@@ -43,7 +44,7 @@ public enum BlobStreamError: Error, Equatable, Sendable, CustomStringConvertible
         case let .permissionDenied(path): "permission denied reading \(path)"
         case let .isDirectory(path): "is a directory, not a file: \(path)"
         case let .notRegularFile(path): "not a regular file: \(path)"
-        case let .io(path, operation, code): "\(operation) failed for \(path): \(String(cString: strerror(code))) (errno \(code))"
+        case let .io(path, operation, code): "\(operation) failed for \(path): \(code) (errno \(code.rawValue))"
         case let .contentChanged(name): "content changed while being read: \(name)"
         case let .truncated(name, expected, actual): "\(name) ended at byte \(actual), expected \(expected) bytes"
         case let .invalidated(name): "source became invalid: \(name)"

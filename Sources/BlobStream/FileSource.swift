@@ -1,5 +1,6 @@
 import Foundation
 import SkyliftCore
+import SkyliftSystem
 import Synchronization
 
 /// A local file read with positional reads, never through a shared file offset.
@@ -14,15 +15,12 @@ public final class FileSource: BlobSource {
     /// When set, opening fails unless the file still has this identity.
     public let expectedIdentity: BlobIdentity?
 
-    private let access: any FileAccess
-    private let codes: FileErrorCodes
-    private struct Opened { var descriptor: Int32; var status: FileStatus }
+    private struct Opened { var descriptor: FileDescriptor; var status: FileStatus }
     private let opened = Mutex<Opened?>(nil)
 
     public init(path: String, expectedIdentity: BlobIdentity? = nil) {
         self.path = path
         self.expectedIdentity = expectedIdentity
-        (access, codes) = platformFileAccess()
     }
 
     /// A source for a file URL.
@@ -46,23 +44,23 @@ public final class FileSource: BlobSource {
 
     private func openNow() throws -> BlobInfo {
         close()
-        let fd: Int32
-        switch access.openForReading(path) {
-        case let .success(d): fd = d
-        case let .failure(f): throw error(for: f)
-        }
+        let fd: FileDescriptor
         let status: FileStatus
-        switch access.status(fd) {
-        case let .success(s): status = s
-        case let .failure(f):
-            access.close(fd)
-            throw error(for: f)
+        do {
+            // nonBlocking keeps open() from hanging on a FIFO; anything but a regular file is refused below.
+            fd = try FileDescriptor.open(path, .readOnly, options: .nonBlocking)
+        } catch {
+            throw self.error(for: error)
         }
-        if status.isDirectory { access.close(fd); throw BlobStreamError.isDirectory(path: path) }
-        if !status.isRegular { access.close(fd); throw BlobStreamError.notRegularFile(path: path) }
+        do { status = try fd.status(path: path) } catch {
+            fd.close()
+            throw self.error(for: error)
+        }
+        if status.isDirectory { fd.close(); throw BlobStreamError.isDirectory(path: path) }
+        if !status.isRegular { fd.close(); throw BlobStreamError.notRegularFile(path: path) }
         let identity = Self.identity(of: status)
         if let expectedIdentity, expectedIdentity != identity {
-            access.close(fd)
+            fd.close()
             throw BlobStreamError.contentChanged(name: path)
         }
         opened.withLock { $0 = Opened(descriptor: fd, status: status) }
@@ -71,33 +69,32 @@ public final class FileSource: BlobSource {
 
     public func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
         guard let current = opened.withLock({ $0 }) else { throw BlobStreamError.notOpen(name: path) }
-        let n: Int
-        switch access.read(current.descriptor, into: buffer, at: offset) {
-        case let .success(count): n = count
-        case let .failure(f): throw error(for: f)
-        }
-        // Checked after the read: bytes read while the file still had its opening identity are trustworthy.
-        switch access.status(current.descriptor) {
-        case let .success(now) where now == current.status: return n
-        case .success: throw BlobStreamError.contentChanged(name: path)
-        case let .failure(f): throw error(for: f)
+        do {
+            let n = try current.descriptor.read(into: buffer, at: offset, path: path)
+            // Checked after the read: bytes read while the file still had its opening identity are trustworthy.
+            guard try current.descriptor.status(path: path) == current.status else {
+                throw BlobStreamError.contentChanged(name: path)
+            }
+            return n
+        } catch let failure as FileError {
+            throw error(for: failure)
         }
     }
 
     public func close() {
-        let fd = opened.withLock { o -> Int32? in
+        let fd = opened.withLock { o -> FileDescriptor? in
             defer { o = nil }
             return o?.descriptor
         }
-        if let fd { access.close(fd) }
+        fd?.close()
     }
 
-    private func error(for failure: FileAccessFailure) -> BlobStreamError {
+    private func error(for failure: FileError) -> BlobStreamError {
         switch failure.errno {
-        case codes.notFound: .notFound(path: path)
-        case codes.permissionDenied: .permissionDenied(path: path)
-        case codes.isDirectory: .isDirectory(path: path)
-        default: .io(path: path, operation: failure.operation, errno: failure.errno)
+        case .noSuchFile: .notFound(path: path)
+        case .permissionDenied: .permissionDenied(path: path)
+        case .isDirectory: .isDirectory(path: path)
+        default: .io(path: path, operation: failure.call ?? "access", errno: failure.errno ?? .ioError)
         }
     }
 }

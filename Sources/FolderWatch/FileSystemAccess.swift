@@ -1,3 +1,5 @@
+import SkyliftSystem
+
 /// One entry of a folder listing.
 struct DirectoryEntry: Sendable {
     enum Kind: Sendable {
@@ -13,7 +15,7 @@ struct DirectoryEntry: Sendable {
 
 /// Why a folder could not be listed.
 struct ListingFailure: Error, Sendable {
-    var errno: Int32
+    var errno: Errno
     var reason: String
 }
 

@@ -1,4 +1,5 @@
 #if os(Linux)
+import SkyliftSystem
 import Dispatch
 import Glibc
 
@@ -53,8 +54,8 @@ final class InotifyBackend: WatchBackend, @unchecked Sendable {
         let path = relativePath.isEmpty ? rootPath : rootPath + "/" + relativePath
         let wd = inotify_add_watch(fd, path, Self.mask)
         guard wd >= 0 else {
-            let code = errno
-            return code == ENOSPC ? .limitReached : .failed(errno: code)
+            let code = Errno.current
+            return code == .noSpace ? .limitReached : .failed(errno: code)
         }
         if let old = paths[wd], old != relativePath { descriptors[old] = nil }
         paths[wd] = relativePath

@@ -1,11 +1,7 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import SkyliftSystem
 
-/// `FileSystemAccess` over `lstat`, `openat` and `readdir`: one `fstatat` per file, relative to the open
-/// folder, so a 100,000-file crawl costs little more than the kernel's own work.
+/// `FileSystemAccess` over SkyliftSystem: `lstat` for single files, and for a listing one `fstatat` per
+/// file relative to the open folder, so a 100,000-file crawl costs little more than the kernel's own work.
 struct PosixFileSystem: FileSystemAccess {
     /// Absolute path of the watched root, without a trailing slash.
     let rootPath: String
@@ -15,62 +11,47 @@ struct PosixFileSystem: FileSystemAccess {
     }
 
     func snapshot(of relativePath: String) -> FileSnapshot? {
-        var st = stat()
-        guard lstat(absolute(relativePath), &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
-        return Self.snapshot(relativePath, st)
+        guard let status = try? FileStatus(absolute(relativePath), followLinks: false), status.isRegular else { return nil }
+        return Self.snapshot(relativePath, status)
     }
 
     func isDirectory(_ relativePath: String) -> Bool {
-        var st = stat()
-        return lstat(absolute(relativePath), &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
+        (try? FileStatus(absolute(relativePath), followLinks: false))?.isDirectory ?? false
     }
 
     func entries(of relativePath: String) throws(ListingFailure) -> [DirectoryEntry] {
-        let fd = open(absolute(relativePath), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { throw Self.failure(errno) }
-        guard let dir = fdopendir(fd) else {
-            let code = errno
-            close(fd)
-            throw Self.failure(code)
+        let path = absolute(relativePath)
+        let folder: FileDescriptor
+        let listed: [FolderEntry]
+        do {
+            folder = try FileDescriptor.open(path, .readOnly, options: [.directory, .noFollow])
+        } catch {
+            throw Self.failure(error.errno ?? .ioError)
         }
-        defer { closedir(dir) }
-        var out: [DirectoryEntry] = []
+        defer { folder.close() }
+        do { listed = try folder.entries(path: path) } catch { throw Self.failure(error.errno ?? .ioError) }
         let prefix = relativePath.isEmpty ? "" : relativePath + "/"
-        while let ent = readdir(dir) {
-            let name = withUnsafeBytes(of: ent.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name == "." || name == ".." { continue }
-            let type = Int32(ent.pointee.d_type)
-            if type == Int32(DT_DIR) {
-                out.append(DirectoryEntry(name: name, kind: .directory))
-                continue
-            }
-            if type != Int32(DT_REG) && type != Int32(DT_UNKNOWN) {
-                out.append(DirectoryEntry(name: name, kind: .other))
-                continue
-            }
-            var st = stat()
-            guard fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else { continue }  // vanished meanwhile
-            switch st.st_mode & S_IFMT {
-            case S_IFREG: out.append(DirectoryEntry(name: name, kind: .file(Self.snapshot(prefix + name, st))))
-            case S_IFDIR: out.append(DirectoryEntry(name: name, kind: .directory))
-            default: out.append(DirectoryEntry(name: name, kind: .other))
+        return listed.compactMap { entry in
+            switch entry.kind {
+            case .directory: return DirectoryEntry(name: entry.name, kind: .directory)
+            case .symlink, .other: return DirectoryEntry(name: entry.name, kind: .other)
+            case .regular, nil:
+                // Checked relative to the open folder; a file that vanished meanwhile is left out.
+                guard let status = try? FileStatus(entry.name, in: folder, followLinks: false) else { return nil }
+                switch status.kind {
+                case .regular: return DirectoryEntry(name: entry.name, kind: .file(Self.snapshot(prefix + entry.name, status)))
+                case .directory: return DirectoryEntry(name: entry.name, kind: .directory)
+                case .symlink, .other: return DirectoryEntry(name: entry.name, kind: .other)
+                }
             }
         }
-        return out
     }
 
-    static func snapshot(_ path: String, _ st: stat) -> FileSnapshot {
-        #if canImport(Darwin)
-        let mtime = Int64(st.st_mtimespec.tv_sec) * 1_000_000_000 + Int64(st.st_mtimespec.tv_nsec)
-        #else
-        let mtime = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
-        #endif
-        return FileSnapshot(path: path, size: Int64(st.st_size), mtimeNanoseconds: mtime, inode: UInt64(st.st_ino))
+    static func snapshot(_ path: String, _ status: FileStatus) -> FileSnapshot {
+        FileSnapshot(path: path, size: status.size, mtimeNanoseconds: status.modificationNanoseconds, inode: status.inode)
     }
 
-    static func failure(_ code: Int32) -> ListingFailure {
-        ListingFailure(errno: code, reason: String(cString: strerror(code)) + " (errno \(code))")
+    static func failure(_ code: Errno) -> ListingFailure {
+        ListingFailure(errno: code, reason: "\(code) (errno \(code.rawValue))")
     }
 }

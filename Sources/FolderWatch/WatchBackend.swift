@@ -1,3 +1,4 @@
+import SkyliftSystem
 import Dispatch
 
 /// A raw notification from an OS backend, already translated to a root-relative path.
@@ -18,7 +19,7 @@ enum WatchOutcome: Sendable, Equatable {
     case watching
     /// The per-user watch limit is exhausted (inotify `ENOSPC`).
     case limitReached
-    case failed(errno: Int32)
+    case failed(errno: Errno)
 }
 
 /// An OS mechanism delivering file events. All calls arrive on the watcher's serial queue, and the

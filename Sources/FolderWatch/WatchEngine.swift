@@ -1,3 +1,4 @@
+import SkyliftSystem
 import Dispatch
 
 /// The portable core of `FolderWatcher`: turns raw backend events into settled reports.
@@ -243,7 +244,7 @@ final class WatchEngine: @unchecked Sendable {
             do {
                 entries = try fileSystem.entries(of: folder)
             } catch {
-                if error.errno == ENOENTCode { continue }  // deleted while we walked
+                if error.errno == .noSuchFile { continue }  // deleted while we walked
                 skipped.append(folder)
                 if watch { backend.unwatch(subtree: folder) }
                 continuation.yield(.notice(.unreadable(path: folder, reason: error.reason)))
@@ -274,8 +275,8 @@ final class WatchEngine: @unchecked Sendable {
             continuation.yield(.notice(.watchLimitReached(path: folder, scanInterval: configuration.fallbackScanInterval)))
             startPolling()
         case let .failed(code):
-            if code != ENOENTCode {
-                continuation.yield(.notice(.unreadable(path: folder, reason: "cannot watch (errno \(code))")))
+            if code != .noSuchFile {
+                continuation.yield(.notice(.unreadable(path: folder, reason: "cannot watch (errno \(code.rawValue))")))
             }
         }
     }
@@ -294,6 +295,3 @@ final class WatchEngine: @unchecked Sendable {
         timer.resume()
     }
 }
-
-/// ENOENT without importing Glibc into the portable core (the value is 2 on every supported platform).
-let ENOENTCode: Int32 = 2

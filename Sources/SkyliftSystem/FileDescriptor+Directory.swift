@@ -5,7 +5,7 @@ import Darwin
 #endif
 
 /// One name in a folder, with the type `readdir` reported (nil when the file system did not say).
-public struct DirectoryEntry: Sendable, Equatable {
+public struct FolderEntry: Sendable, Equatable {
     public var name: String
     public var kind: FileStatus.Kind?
 }
@@ -14,7 +14,7 @@ public struct DirectoryEntry: Sendable, Equatable {
 extension FileDescriptor {
     /// The entries of this open folder ("." and ".." left out). Reads through a descriptor of its own, so
     /// this one's offset is untouched and it stays open.
-    public func entries(path: String) throws(FileError) -> [DirectoryEntry] {
+    public func entries(path: String) throws(FileError) -> [FolderEntry] {
         let copy = try FileDescriptor.open(".", .readOnly, options: .directory, in: self, label: path)
         guard let dir = fdopendir(copy.rawValue) else {
             let failure = FileError.last("opendir", path)
@@ -22,13 +22,13 @@ extension FileDescriptor {
             throw failure
         }
         defer { closedir(dir) }
-        var out: [DirectoryEntry] = []
+        var out: [FolderEntry] = []
         while let entry = readdir(dir) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
             }
             if name == "." || name == ".." { continue }
-            out.append(DirectoryEntry(name: name, kind: Self.kind(ofDirentType: Int32(entry.pointee.d_type))))
+            out.append(FolderEntry(name: name, kind: Self.kind(ofDirentType: Int32(entry.pointee.d_type))))
         }
         return out
     }

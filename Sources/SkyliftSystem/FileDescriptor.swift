@@ -38,6 +38,8 @@ public struct FileDescriptor: Hashable, Sendable {
         /// With `create`: fail with `EEXIST` rather than open an existing file (or a link planted there).
         public static let exclusive = OpenOptions(rawValue: O_EXCL)
         public static let truncate = OpenOptions(rawValue: O_TRUNC)
+        /// Every write goes to the end of the file.
+        public static let append = OpenOptions(rawValue: O_APPEND)
         /// Refuse (`ELOOP`) when the last component is a symbolic link.
         public static let noFollow = OpenOptions(rawValue: O_NOFOLLOW)
         /// Keeps `open` from waiting on a FIFO.

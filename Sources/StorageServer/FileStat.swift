@@ -1,4 +1,5 @@
 import Foundation
+import SkyliftSystem
 
 /// What the server needs to know about a file or directory: kind, size and validators.
 struct FileStat: Sendable, Equatable {
@@ -23,37 +24,37 @@ struct FileStat: Sendable, Equatable {
 }
 
 extension FileStat {
-    init(_ st: stat) {
-        let mode = st.st_mode & S_IFMT
-        switch mode {
-        case S_IFDIR: kind = .directory
-        case S_IFREG: kind = .file
-        case S_IFLNK: kind = .symlink
-        default: kind = .other
+    init(_ status: FileStatus) {
+        switch status.kind {
+        case .directory: kind = .directory
+        case .regular: kind = .file
+        case .symlink: kind = .symlink
+        case .other: kind = .other
         }
-        size = Int64(st.st_size)
-        inode = UInt64(st.st_ino)
-        mtimeNanoseconds = Int64(st.modificationTime.tv_sec) * 1_000_000_000 + Int64(st.modificationTime.tv_nsec)
+        size = status.size
+        inode = status.inode
+        mtimeNanoseconds = status.modificationNanoseconds
     }
 
     init?(path: String) {
-        var st = stat()
-        // fstatat, because Swift reads a bare `stat(...)` call as the struct's initializer.
-        guard fstatat(AT_FDCWD, path, &st, 0) == 0 else { return nil }
-        self.init(st)
+        guard let status = try? FileStatus(path) else { return nil }
+        self.init(status)
     }
 
     /// The entry `name` in the open folder `folder` itself: a symlink is described, never followed.
     /// On nil, `errno` says why.
     init?(at folder: Int32, _ name: String) {
-        var st = stat()
-        guard fstatat(folder, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
-        self.init(st)
+        do {
+            self.init(try FileStatus(name, in: FileDescriptor(rawValue: folder), followLinks: false))
+        } catch {
+            // Callers read errno to tell a missing entry from a failure; keep it what stat set.
+            errno = error.errno?.rawValue ?? EIO
+            return nil
+        }
     }
 
     init?(fd: Int32) {
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { return nil }
-        self.init(st)
+        guard let status = try? FileDescriptor(rawValue: fd).status(path: "") else { return nil }
+        self.init(status)
     }
 }

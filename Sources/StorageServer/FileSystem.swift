@@ -1,4 +1,5 @@
 import Foundation
+import SkyliftSystem
 
 /// A failed file-system call: which call, on which path, and errno.
 struct FileSystemError: Error, CustomStringConvertible {
@@ -7,7 +8,17 @@ struct FileSystemError: Error, CustomStringConvertible {
     let errno: Int32
 
     var isNoSpace: Bool { errno == ENOSPC || errno == EDQUOT }
-    var description: String { "\(operation) \(path): \(String(cString: strerror(errno)))" }
+    var description: String { "\(operation) \(path): \(Errno(rawValue: errno))" }
+
+    init(operation: String, path: String, errno: Int32) {
+        self.operation = operation
+        self.path = path
+        self.errno = errno
+    }
+
+    init(_ error: FileError) {
+        self.init(operation: error.call ?? "access", path: error.path, errno: error.errno?.rawValue ?? EIO)
+    }
 }
 
 /// Thin POSIX wrappers that throw typed errors; shared by every request kind.
@@ -22,40 +33,37 @@ enum FileSystem {
 
     static func stat(fd: Int32) -> FileStat? { FileStat(fd: fd) }
 
-    static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o644) throws -> Int32 {
-        let fd = Foundation.open(path, flags | O_CLOEXEC, mode)
-        guard fd >= 0 else { throw FileSystemError(operation: "open", path: path, errno: errno) }
-        return fd
+    static func open(_ path: String, _ access: FileDescriptor.AccessMode, _ options: FileDescriptor.OpenOptions = [],
+                     mode: mode_t = 0o644) throws -> Int32 {
+        do { return try FileDescriptor.open(path, access, options: options, permissions: mode).rawValue } catch {
+            throw FileSystemError(error)
+        }
     }
 
     /// Writes all of `bytes`, retrying short writes and EINTR.
     static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws {
-        var done = 0
-        while done < bytes.count {
-            let n = write(fd, bytes.baseAddress! + done, bytes.count - done)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw FileSystemError(operation: "write", path: path, errno: errno)
-            }
-            done += n
-        }
+        do { try FileDescriptor(rawValue: fd).writeAll(bytes, path: path) } catch { throw FileSystemError(error) }
     }
 
     static func sync(_ fd: Int32, path: String) throws {
-        guard fsync(fd) == 0 else { throw FileSystemError(operation: "fsync", path: path, errno: errno) }
+        do { try FileDescriptor(rawValue: fd).sync(path: path) } catch { throw FileSystemError(error) }
     }
 
     /// Makes a rename or creation inside `directory` durable.
-    static func syncDirectory(_ directory: String) {
-        let fd = Foundation.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { return }
-        _ = fsync(fd)
-        close(fd)
-    }
+    static func syncDirectory(_ directory: String) { Directory.sync(directory) }
 
     static func rename(_ from: String, _ to: String) throws {
-        guard Foundation.rename(from, to) == 0 else { throw FileSystemError(operation: "rename", path: to, errno: errno) }
+        do { try Directory.rename(from, to: to) } catch { throw FileSystemError(error) }
     }
+
+    /// The names in the open folder `folder` ("." and ".." left out); nil when it cannot be read.
+    /// Reads through a descriptor of its own, so `folder`'s offset is untouched and it stays open.
+    static func names(in folder: Int32) -> [String]? {
+        (try? FileDescriptor(rawValue: folder).entries(path: "."))?.map(\.name)
+    }
+
+    /// The text of the symlink `name` in the open folder `folder`; nil when it is not a link or unreadable.
+    static func readLink(at folder: Int32, _ name: String) -> String? { FileDescriptor(rawValue: folder).linkTarget(name) }
 
     static func makeDirectory(_ path: String) throws {
         guard mkdir(path, 0o755) == 0 else { throw FileSystemError(operation: "mkdir", path: path, errno: errno) }

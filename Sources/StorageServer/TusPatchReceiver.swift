@@ -1,4 +1,5 @@
 import Foundation
+import SkyliftSystem
 import Hashing
 import HTTPServer
 
@@ -36,7 +37,7 @@ final class TusPatchReceiver: HTTPBodyReceiver {
             digest = Digest(checksum.algorithm)
             try Self.writePending(offset, to: upload.pendingPath)
         }
-        let fd = try FileSystem.open(upload.dataPath, O_WRONLY | O_APPEND)
+        let fd = try FileSystem.open(upload.dataPath, .writeOnly, .append)
         sink = FileSink(fd: fd, path: upload.dataPath)
     }
 
@@ -99,7 +100,7 @@ final class TusPatchReceiver: HTTPBodyReceiver {
     }
 
     private static func writePending(_ offset: Int64, to path: String) throws {
-        let fd = try FileSystem.open(path, O_WRONLY | O_CREAT | O_TRUNC, mode: 0o600)
+        let fd = try FileSystem.open(path, .writeOnly, [.create, .truncate], mode: 0o600)
         defer { close(fd) }
         try Array(String(offset).utf8).withUnsafeBytes { try FileSystem.writeAll(fd, $0, path: path) }
         try FileSystem.sync(fd, path: path)

@@ -1,4 +1,5 @@
 import Foundation
+import SkyliftSystem
 import Hashing
 import HTTPServer
 import SkyliftCore
@@ -187,7 +188,7 @@ final class TusUploads: Sendable {
         let upload = upload(TusUpload.newID())
         let info = TusUpload.Info(length: length, metadata: metadataHeader, target: target.segments)
         do {
-            let fd = try FileSystem.open(upload.dataPath, O_WRONLY | O_CREAT | O_EXCL, mode: 0o600)
+            let fd = try FileSystem.open(upload.dataPath, .writeOnly, [.create, .exclusive], mode: 0o600)
             close(fd)
             try upload.save(info)
         } catch {

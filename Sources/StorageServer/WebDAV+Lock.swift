@@ -1,4 +1,5 @@
 import Foundation
+import SkyliftSystem
 import HTTPServer
 import SkyliftCore
 
@@ -41,7 +42,7 @@ extension WebDAV {
         }
         if !existed {
             // A lock on an unmapped URL creates an empty resource there (RFC 4918 §9.10.4).
-            do { close(try FileSystem.open(target.filePath, O_WRONLY | O_CREAT | O_EXCL)) } catch {
+            do { close(try FileSystem.open(target.filePath, .writeOnly, [.create, .exclusive])) } catch {
                 locks.remove(lock.token)
                 return .text(500, "cannot create \(target.relative)")
             }

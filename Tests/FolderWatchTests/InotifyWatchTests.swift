@@ -1,4 +1,5 @@
 #if os(Linux)
+import SkyliftSystem
 import Dispatch
 import Foundation
 import Glibc
@@ -278,7 +279,7 @@ struct DenyingFileSystem: FileSystemAccess {
     func snapshot(of relativePath: String) -> FileSnapshot? { real.snapshot(of: relativePath) }
     func isDirectory(_ relativePath: String) -> Bool { real.isDirectory(relativePath) }
     func entries(of relativePath: String) throws(ListingFailure) -> [DirectoryEntry] {
-        if relativePath == denied { throw PosixFileSystem.failure(EACCES) }
+        if relativePath == denied { throw PosixFileSystem.failure(.permissionDenied) }
         return try real.entries(of: relativePath)
     }
 }
