@@ -3,7 +3,13 @@ import SkyliftCore
 import Synchronization
 
 /// Coordination for one resource: its readers, its running downloads, and blocks held in memory when the
-/// cache cannot take them. All of it behind one mutex; file and network I/O happen outside it.
+/// cache cannot take them. All of it behind one mutex; network I/O and block reads and writes happen outside it.
+///
+/// Lock order: this resource's mutex, then the cache's key lock for this resource (``RangeCache/prepare(_:info:)``,
+/// which creates the data file, is called holding the mutex: only readers of this same resource wait on it),
+/// then the cache-wide mutex (`pin`, `movePin`, `presence`, `isPresent`, `unpin`: bookkeeping only). The
+/// cache never calls back into a resource, and commits (`fdatasync`, map replacement) are called with the
+/// mutex released, so the order cannot invert and no flush runs under a lock other resources wait on.
 final class LoaderResource: Sendable {
     let key: CacheKey
     let loader: RangeLoader

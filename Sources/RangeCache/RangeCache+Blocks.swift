@@ -1,5 +1,6 @@
 import Foundation
 import SkyliftCore
+import SkyliftSystem
 
 extension RangeCache {
     /// Copies cached bytes of `entry` starting at `offset` into `buffer`: as many as are present contiguously,
@@ -8,7 +9,7 @@ extension RangeCache {
     public func read(_ entry: CacheEntry, at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) -> CacheRead {
         let bs = Int64(configuration.blockSize)
         // 1. Under the lock: find the present run, pin it, note which blocks still need a check.
-        var plan: (fd: Int32, path: String, run: ByteRange, unchecked: [(Int, UInt64)], pin: UInt64)? = nil
+        var plan: (fd: FileDescriptor, path: String, run: ByteRange, unchecked: [(Int, UInt64)], pin: UInt64)? = nil
         let early: CacheRead? = state.withLock { s in
             guard var record = s.records[entry.key.value], record.epoch == entry.epoch else { return .stale }
             let length = record.map.metadata.length
@@ -45,7 +46,7 @@ extension RangeCache {
             for (index, sum) in plan.unchecked {
                 let r = blockRange(index, length: entry.length)
                 let view = UnsafeMutableRawBufferPointer(rebasing: scratch[0 ..< Int(r.length)])
-                let n = (try? io.read(plan.fd, into: view, at: r.offset, path: plan.path)) ?? -1
+                let n = (try? plan.fd.read(into: view, at: r.offset, path: plan.path)) ?? -1
                 if n == Int(r.length) && BlockChecksum.of(UnsafeRawBufferPointer(view)) == sum {
                     good.append(index)
                 } else {
@@ -70,7 +71,7 @@ extension RangeCache {
             }
         }
         let target = UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< Int(run.length)])
-        guard let n = try? io.read(plan.fd, into: target, at: offset, path: plan.path), n > 0 else { return .missing }
+        guard let n = try? plan.fd.read(into: target, at: offset, path: plan.path), n > 0 else { return .missing }
         let intact = state.withLock { s in s.records[entry.key.value]?.epoch == entry.epoch }
         return intact ? .bytes(n) : .stale
     }
@@ -85,7 +86,7 @@ extension RangeCache {
             throw RangeCacheError.io(call: "store", path: entry.key.description,
                                      reason: "block \(index) needs \(range.length) bytes, got \(bytes.count)")
         }
-        let target: (fd: Int32, path: String, pin: CachePin)? = try state.withLock { s in
+        let target: (fd: FileDescriptor, path: String, pin: CachePin)? = try state.withLock { s in
             guard var record = s.records[entry.key.value], record.epoch == entry.epoch else {
                 throw RangeCacheError.stale(key: entry.key.description)
             }
@@ -108,27 +109,29 @@ extension RangeCache {
         defer { unpin(target.pin) }
         let sum = BlockChecksum.of(bytes)
         do {
-            try io.write(target.fd, bytes, at: range.offset, path: target.path)
-        } catch let e as CacheIOError {
+            try target.fd.writeAll(bytes, at: range.offset, path: target.path)
+        } catch {
             state.withLock { s in s.size -= range.length }
-            if io.isNoSpace(e.errno) { io.punchHole(target.fd, offset: range.offset, length: range.length, path: target.path) }
-            throw mapped(e)
+            if error.isNoSpace { target.fd.punchHole(offset: range.offset, length: range.length) }
+            throw mapped(error)
         }
-        try state.withLock { s in
+        let due = try state.withLock { s -> Bool in
             guard var record = s.records[entry.key.value], record.epoch == entry.epoch,
                   record.map.blocks[index] == nil else {
                 s.size -= range.length
                 if s.records[entry.key.value]?.epoch != entry.epoch { throw RangeCacheError.stale(key: entry.key.description) }
-                return
+                return false
             }
             record.map.blocks[index] = sum
             record.verified.insert(index)
             record.uncommitted += range.length
-            record.dirty = true
+            record.markDirty()
             record.map.metadata.lastAccess = Date().timeIntervalSince1970
             s.records[entry.key.value] = record
-            if record.uncommitted >= configuration.commitInterval { commitLocked(&s, key: entry.key.value) }
+            return record.uncommitted >= configuration.commitInterval
         }
+        // Committed after the cache-wide lock is released: the flushes must not hold up other resources.
+        if due { commit(key: entry.key.value) }
     }
 
     /// For each block in `blocks`, whether it is present (all false when the entry is stale).
@@ -164,7 +167,7 @@ extension RangeCache {
             for (fd, var pins) in s.retired where pins.remove(pin.id) != nil {
                 if pins.isEmpty {
                     s.retired[fd] = nil
-                    io.close(fd)
+                    fd.close()
                 } else {
                     s.retired[fd] = pins
                 }
@@ -173,10 +176,10 @@ extension RangeCache {
         }
     }
 
-    func openLocked(_ record: inout Record) -> Int32? {
+    func openLocked(_ record: inout Record) -> FileDescriptor? {
         if let fd = record.fd { return fd }
         let path = resourcesPath + "/" + record.name + ".data"
-        guard let fd = try? io.open(path, create: false) else {
+        guard let fd = try? FileDescriptor.open(path, .readWrite) else {
             configuration.log("cache: cannot open \(path)")
             return nil
         }
@@ -189,9 +192,7 @@ extension RangeCache {
         record.verified.remove(index)
         let r = blockRange(index, length: record.map.metadata.length)
         s.size -= r.length
-        record.dirty = true
-        if let fd = record.fd {
-            io.punchHole(fd, offset: r.offset, length: r.length, path: resourcesPath + "/" + record.name + ".data")
-        }
+        record.markDirty()
+        record.fd?.punchHole(offset: r.offset, length: r.length)
     }
 }

@@ -28,7 +28,7 @@ extension RangeCache {
     }
 
     /// Reads every map; damaged ones (and their data, and data without a map) are deleted.
-    static func load(resources: String, configuration: Configuration, io: any CacheFileIO) -> State {
+    static func load(resources: String, configuration: Configuration) -> State {
         var state = State()
         let fm = FileManager.default
         let names = (try? fm.contentsOfDirectory(atPath: resources)) ?? []
@@ -44,14 +44,13 @@ extension RangeCache {
             }
             let blockCount = (map.metadata.length + Int64(configuration.blockSize) - 1) / Int64(configuration.blockSize)
             guard map.blocks.keys.allSatisfy({ $0 >= 0 && Int64($0) < blockCount }),
-                  let fd = try? io.open(dataPath, create: false),
-                  (try? io.length(fd, path: dataPath)) == map.metadata.length else {
+                  let fd = try? FileDescriptor.open(dataPath, .readWrite),
+                  (try? fd.status(path: dataPath).size) == map.metadata.length else {
                 configuration.log("cache: dropping inconsistent entry \(mapPath)")
                 continue
             }
             state.nextEpoch += 1
-            var record = Record(name: name, map: map, fd: fd, epoch: state.nextEpoch)
-            record.dirty = false
+            let record = Record(name: name, map: map, fd: fd, epoch: state.nextEpoch)
             for index in map.blocks.keys {
                 let start = Int64(index) * Int64(configuration.blockSize)
                 state.size += min(Int64(configuration.blockSize), map.metadata.length - start)
@@ -67,33 +66,58 @@ extension RangeCache {
         return state
     }
 
-    /// Flushes the data file, then atomically replaces the map with one naming the blocks written so far.
-    func commitLocked(_ s: inout State, key: String) {
-        guard var record = s.records[key], record.dirty else { return }
-        let base = resourcesPath + "/" + record.name
-        do {
-            if let fd = record.fd { try io.syncData(fd, path: base + ".data") }
-            let bytes = try record.map.encoded()
-            try AtomicFile.replace(base + ".map", with: bytes, temporary: base + ".map.tmp")
-            record.dirty = false
-            record.uncommitted = 0
-            s.records[key] = record
-        } catch let e as CacheIOError {
-            configuration.log("cache: cannot save the map of \(CacheKey(normalized: key)): \(mapped(e))")
-        } catch {
-            configuration.log("cache: cannot save the map of \(CacheKey(normalized: key)): \(error)")
+    /// Flushes the data file, then replaces the map (``AtomicFile``) with one naming the blocks written so far.
+    ///
+    /// The flushes and the rename run under the resource's key lock only: the cache-wide lock is taken
+    /// briefly before (to copy the map and pin the descriptor open) and after (to mark it committed).
+    func commit(key: String) {
+        keyLocks.withLock(key) {
+            guard let job = state.withLock({ s in commitJobLocked(&s, key: key) }) else { return }
+            defer { unpin(job.pin) }
+            let base = resourcesPath + "/" + job.name
+            do throws(FileError) {
+                try job.fd?.syncData(path: base + ".data")
+                try AtomicFile.replace(base + ".map", with: job.bytes, temporary: base + ".map.tmp")
+            } catch {
+                configuration.log("cache: cannot save the map of \(CacheKey(normalized: key)): \(mapped(error))")
+                return
+            }
+            let removed = state.withLock { s -> Bool in
+                guard var record = s.records[key], record.epoch == job.epoch else { return !s.closed }
+                record.uncommitted = max(0, record.uncommitted - job.uncommitted)
+                if record.changes == job.changes { record.dirty = false }
+                s.records[key] = record
+                return false
+            }
+            // Removed while its map was written: the map just renamed into place names nothing.
+            if removed { Directory.remove(base + ".map") }
         }
+    }
+
+    /// What a commit writes, copied under the cache-wide lock, with a pin keeping the descriptor open.
+    private func commitJobLocked(_ s: inout State, key: String) -> CommitJob? {
+        guard var record = s.records[key], record.dirty else { return nil }
+        let bytes: [UInt8]
+        do { bytes = try record.map.encoded() } catch {
+            configuration.log("cache: cannot save the map of \(CacheKey(normalized: key)): \(error)")
+            return nil
+        }
+        s.nextPin += 1
+        record.pins[s.nextPin] = ByteRange(offset: 0, length: 0)
+        s.records[key] = record
+        return CommitJob(fd: record.fd, name: record.name, epoch: record.epoch, changes: record.changes,
+                         uncommitted: record.uncommitted, bytes: bytes, pin: CachePin(key: key, id: s.nextPin))
     }
 
     /// Forgets `key` and deletes its files; the map goes first so a crash midway leaves no entry.
     func removeLocked(_ s: inout State, key: String) {
         guard let record = s.records.removeValue(forKey: key) else { return }
         let base = resourcesPath + "/" + record.name
-        unlink(base + ".map")
-        unlink(base + ".data")
+        Directory.remove(base + ".map")
+        Directory.remove(base + ".data")
         for index in record.map.blocks.keys { s.size -= blockRange(index, length: record.map.metadata.length).length }
         if let fd = record.fd {
-            if record.pins.isEmpty { io.close(fd) } else { s.retired[fd] = Set(record.pins.keys) }
+            if record.pins.isEmpty { fd.close() } else { s.retired[fd] = Set(record.pins.keys) }
         }
     }
 
@@ -122,4 +146,15 @@ extension RangeCache {
         }
         return s.size + bytes <= limit
     }
+}
+
+/// One commit's copy of a record: what to flush and write, and how to recognise the record afterwards.
+struct CommitJob {
+    var fd: FileDescriptor?
+    var name: String
+    var epoch: Int
+    var changes: Int
+    var uncommitted: Int64
+    var bytes: [UInt8]
+    var pin: CachePin
 }

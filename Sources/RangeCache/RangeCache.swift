@@ -15,7 +15,10 @@ import Synchronization
 /// One process owns a cache directory at a time (an `flock` on `<dir>/lock`). A directory with an unknown
 /// format or damaged maps is rebuilt, not trusted.
 ///
-/// Thread-safe: bookkeeping sits behind a mutex; file reads and writes run outside it, protected by pins.
+/// Thread-safe: bookkeeping sits behind one cache-wide mutex, held only for bookkeeping (and for `unlink`,
+/// hole punching and `close`, which flush nothing). Reads and writes of blocks run outside it, protected by
+/// pins; creating a data file and committing (`fdatasync`, map replacement, folder `fsync`) run under the
+/// resource's own ``KeyLocks`` lock instead. Lock order: key lock, then the cache-wide mutex.
 public final class RangeCache: Sendable {
     /// Where the cache lives and how big it may grow.
     public struct Configuration: Sendable {
@@ -43,39 +46,30 @@ public final class RangeCache: Sendable {
     static let formatLine = "skylift-range-cache 1"
 
     public let configuration: Configuration
-    let io: any CacheFileIO
     let resourcesPath: String
     let state: Mutex<State>
-    private let lockDescriptor: Int32
+    /// Serialises file work per resource (see ``KeyLocks``).
+    let keyLocks = KeyLocks()
+    private let lockDescriptor: FileDescriptor
 
     /// Opens (creating if needed) the cache directory and takes ownership of it.
     /// Throws ``RangeCacheError/locked(directory:)`` when another process owns it.
-    public convenience init(configuration: Configuration) throws {
-        try self.init(configuration: configuration, io: POSIXCacheFileIO())
-    }
-
-    init(configuration: Configuration, io: any CacheFileIO) throws {
+    public init(configuration: Configuration) throws {
         self.configuration = configuration
-        self.io = io
         let dir = configuration.directory.path
         do {
             try PrivateFiles.createDirectory(dir)
         } catch {
             throw RangeCacheError.unusableDirectory(path: dir, reason: "\(error)")
         }
-        do {
-            lockDescriptor = try io.lockExclusive(dir + "/lock")
-        } catch let e as CacheIOError {
-            if io.isWouldBlock(e.errno) { throw RangeCacheError.locked(directory: dir) }
-            throw RangeCacheError.unusableDirectory(path: dir, reason: io.describe(errno: e.errno))
-        }
+        lockDescriptor = try Self.takeOwnership(of: dir)
         resourcesPath = dir + "/resources"
         var loaded = State()
         do {
             try Self.checkFormat(directory: dir, resources: resourcesPath, log: configuration.log)
-            loaded = Self.load(resources: resourcesPath, configuration: configuration, io: io)
+            loaded = Self.load(resources: resourcesPath, configuration: configuration)
         } catch {
-            io.close(lockDescriptor)
+            lockDescriptor.close()
             throw error
         }
         state = Mutex(loaded)
@@ -88,13 +82,30 @@ public final class RangeCache: Sendable {
 
     /// Flushes every map and releases the directory lock. Safe to call more than once.
     public func close() {
+        guard let keys = state.withLock({ s in s.closed ? nil : Array(s.records.keys) }) else { return }
+        for key in keys { commit(key: key) }
         state.withLock { s in
             guard !s.closed else { return }
-            for key in Array(s.records.keys) { commitLocked(&s, key: key) }
-            for (_, record) in s.records { if let fd = record.fd { io.close(fd) } }
+            for (_, record) in s.records { record.fd?.close() }
             s.records.removeAll()
             s.closed = true
-            io.close(lockDescriptor)
+            lockDescriptor.close()
+        }
+    }
+
+    /// Opens `<dir>/lock` and takes its `flock`: one process owns a cache directory at a time.
+    private static func takeOwnership(of dir: String) throws -> FileDescriptor {
+        let path = dir + "/lock"
+        do throws(FileError) {
+            let fd = try FileDescriptor.open(path, .readWrite, options: .create)
+            do throws(FileError) { try fd.tryLockExclusive(path: path) } catch {
+                fd.close()
+                throw error
+            }
+            return fd
+        } catch {
+            if error.errno?.isWouldBlock == true { throw RangeCacheError.locked(directory: dir) }
+            throw RangeCacheError.unusableDirectory(path: dir, reason: error.errno?.description ?? "\(error)")
         }
     }
 
@@ -113,39 +124,58 @@ public final class RangeCache: Sendable {
         guard let length = info.length, length >= 0 else {
             throw RangeCacheError.io(call: "prepare", path: key.description, reason: "resource length unknown")
         }
-        return try state.withLock { s in
-            if var record = s.records[key.value] {
-                let m = record.map.metadata
-                if m.length == length && m.etag == info.etag && m.lastModified == info.lastModified?.timeIntervalSince1970 {
-                    if m.contentType != info.contentType, info.contentType != nil {
-                        record.map.metadata.contentType = info.contentType
-                        record.dirty = true
-                        s.records[key.value] = record
-                    }
-                    return entry(key, s.records[key.value]!)
-                }
-                removeLocked(&s, key: key.value)
-            }
+        return try keyLocks.withLock(key.value) {
+            if let kept = keepOrDrop(key, info: info, length: length) { return kept }
+            // A new representation. Its data file is made under the key lock only; no other code creates
+            // this key's files meanwhile, and the cache-wide lock stays free for other resources.
             let name = Self.fileName(for: key)
             let base = resourcesPath + "/" + name
-            let fd: Int32
-            do {
-                fd = try io.open(base + ".data", create: true)
-                try io.setLength(fd, 0, path: base + ".data")
-                try io.setLength(fd, length, path: base + ".data")
-            } catch let e as CacheIOError {
-                throw mapped(e)
+            Directory.remove(base + ".map")
+            let fd: FileDescriptor
+            do throws(FileError) {
+                fd = try FileDescriptor.open(base + ".data", .readWrite, options: .create)
+                do throws(FileError) {
+                    try fd.setLength(0, path: base + ".data")
+                    try fd.setLength(length, path: base + ".data")
+                } catch {
+                    fd.close()
+                    throw error
+                }
+            } catch {
+                throw mapped(error)
             }
             let metadata = ResourceMap.Metadata(
                 key: key.value, length: length, contentType: info.contentType, etag: info.etag,
                 lastModified: info.lastModified?.timeIntervalSince1970, blockSize: configuration.blockSize,
                 lastAccess: Date().timeIntervalSince1970)
-            s.nextEpoch += 1
-            // The map is first written with the first blocks: until then a crash leaves a data file without a
-            // map, which the next start deletes. Saving it now would put an fsync in front of the first byte.
-            s.records[key.value] = Record(name: name, map: ResourceMap(metadata: metadata, blocks: [:]), fd: fd,
-                                          epoch: s.nextEpoch, dirty: true)
-            return entry(key, s.records[key.value]!)
+            return state.withLock { s in
+                s.nextEpoch += 1
+                // The map is first written with the first blocks: until then a crash leaves a data file
+                // without a map, which the next start deletes. Saving it now would put an fsync in front of
+                // the first byte.
+                var record = Record(name: name, map: ResourceMap(metadata: metadata, blocks: [:]), fd: fd, epoch: s.nextEpoch)
+                record.markDirty()
+                s.records[key.value] = record
+                return entry(key, record)
+            }
+        }
+    }
+
+    /// The entry when the cache already holds `info`'s representation; otherwise drops what it holds.
+    private func keepOrDrop(_ key: CacheKey, info: ContentInfo, length: Int64) -> CacheEntry? {
+        state.withLock { s in
+            guard var record = s.records[key.value] else { return nil }
+            let m = record.map.metadata
+            if m.length == length && m.etag == info.etag && m.lastModified == info.lastModified?.timeIntervalSince1970 {
+                if m.contentType != info.contentType, info.contentType != nil {
+                    record.map.metadata.contentType = info.contentType
+                    record.markDirty()
+                    s.records[key.value] = record
+                }
+                return entry(key, record)
+            }
+            removeLocked(&s, key: key.value)
+            return nil
         }
     }
 
@@ -155,9 +185,7 @@ public final class RangeCache: Sendable {
     }
 
     /// Flushes `entry`'s new blocks and map to disk now.
-    public func commit(_ key: CacheKey) {
-        state.withLock { s in commitLocked(&s, key: key.value) }
-    }
+    public func commit(_ key: CacheKey) { commit(key: key.value) }
 
     /// The byte ranges present for `entry`, coalesced and in order; nil when the entry is stale.
     public func presentRanges(_ entry: CacheEntry) -> [ByteRange]? {
@@ -201,8 +229,9 @@ public final class RangeCache: Sendable {
             lastModified: m.lastModified.map { Date(timeIntervalSince1970: $0) }))
     }
 
-    func mapped(_ e: CacheIOError) -> RangeCacheError {
-        io.isNoSpace(e.errno) ? .diskFull(path: e.path) : .io(call: e.call, path: e.path, reason: io.describe(errno: e.errno))
+    func mapped(_ e: FileError) -> RangeCacheError {
+        e.isNoSpace ? .diskFull(path: e.path)
+            : .io(call: e.call ?? "access", path: e.path, reason: e.errno?.description ?? e.reason ?? "failed")
     }
 }
 
@@ -241,20 +270,27 @@ public struct CachePin: Sendable, Hashable {
 struct Record {
     var name: String
     var map: ResourceMap
-    var fd: Int32?
+    var fd: FileDescriptor?
     var epoch: Int
     /// Blocks whose bytes were written or checked by this process, so need no checksum on read.
     var verified: Set<Int> = []
     var pins: [UInt64: ByteRange] = [:]
     var uncommitted: Int64 = 0
+    /// The map has changes not yet on disk.
     var dirty = false
+    /// Counts changes, so a commit can tell whether the map changed while it was being written.
+    var changes = 0
 
-    init(name: String, map: ResourceMap, fd: Int32?, epoch: Int, dirty: Bool = false) {
+    init(name: String, map: ResourceMap, fd: FileDescriptor?, epoch: Int) {
         self.name = name
         self.map = map
         self.fd = fd
         self.epoch = epoch
-        self.dirty = dirty
+    }
+
+    mutating func markDirty() {
+        dirty = true
+        changes += 1
     }
 
     func isPinned(_ range: ByteRange) -> Bool { pins.values.contains { $0.clamped(to: range) != nil } }
@@ -267,5 +303,5 @@ struct State {
     var nextEpoch = 0
     var closed = false
     /// Descriptors of removed entries that still had pins, with the pins still out.
-    var retired: [Int32: Set<UInt64>] = [:]
+    var retired: [FileDescriptor: Set<UInt64>] = [:]
 }

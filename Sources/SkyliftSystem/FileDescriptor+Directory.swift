@@ -76,3 +76,11 @@ public enum Directory {
         fd.close()
     }
 }
+
+extension FileDescriptor {
+    /// Takes an exclusive advisory lock (`flock`) without waiting; it lasts until the descriptor is closed.
+    /// A lock held elsewhere fails with an errno whose ``Errno/isWouldBlock`` is true.
+    public func tryLockExclusive(path: String) throws(FileError) {
+        guard flock(rawValue, LOCK_EX | LOCK_NB) == 0 else { throw FileError.last("flock", path) }
+    }
+}
