@@ -44,7 +44,7 @@ let package = Package(
         .target(name: "Remotes", dependencies: ["SkyliftCore", "SkyliftSystem", "BlobStream", "Hashing", "HTTPClient"]),
         .target(name: "Uploads", dependencies: ["Remotes", "BlobStream", "HTTPClient", "SkyliftCore", "SkyliftSystem", "Hashing"]),
         .target(name: "RangeCache", dependencies: ["SkyliftCore", "SkyliftSystem", "HTTPClient", "Hashing"]),
-        .target(name: "StreamProxy", dependencies: ["HTTPServer", "RangeCache", "SkyliftCore"]),
+        .target(name: "StreamProxy", dependencies: ["HTTPServer", "RangeCache", "SkyliftCore", "SkyliftSystem"]),
         .target(name: "FolderWatch", dependencies: ["SkyliftCore", "SkyliftSystem"]),
         .target(name: "AutoUpload", dependencies: ["FolderWatch", "Uploads", "Remotes", "HTTPClient", "CSQLite", "SkyliftCore", "SkyliftSystem"]),
         .target(name: "SkyliftCLI", dependencies: [

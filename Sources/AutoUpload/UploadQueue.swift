@@ -1,5 +1,5 @@
-import Foundation
 import FolderWatch
+import Foundation
 import SkyliftCore
 import SkyliftSystem
 

@@ -73,30 +73,33 @@ final class ChunkPump: Sendable {
         if !state.withLock({ $0.opened }) { try await open() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (c: CheckedContinuation<[UInt8]?, any Error>) in
-                state.withLock { s in
-                    if s.cancelled {
-                        c.resume(throwing: CancellationError())
-                    } else if !s.buffered.isEmpty {
-                        c.resume(returning: s.buffered.removeFirst())
+                // Decided under the lock, resumed after it: a resumed task may run at once on this thread.
+                let now = state.withLock { s -> Result<[UInt8]?, any Error>? in
+                    if s.cancelled { return .failure(CancellationError()) }
+                    if !s.buffered.isEmpty {
+                        let chunk = s.buffered.removeFirst()
                         refill(&s)
-                    } else if let failure = s.failure {
-                        c.resume(throwing: failure)
-                    } else if s.nextOffset >= s.end, !s.inFlight {
-                        finish(&s)
-                        c.resume(returning: nil)
-                    } else {
-                        s.waiter = c
-                        refill(&s)
+                        return .success(chunk)
                     }
+                    if let failure = s.failure { return .failure(failure) }
+                    if s.nextOffset >= s.end, !s.inFlight {
+                        finish(&s)
+                        return .success(nil)
+                    }
+                    s.waiter = c
+                    refill(&s)
+                    return nil
                 }
+                if let now { c.resume(with: now) }
             }
         } onCancel: {
-            state.withLock { s in
+            let waiter = state.withLock { s -> CheckedContinuation<[UInt8]?, any Error>? in
                 s.cancelled = true
-                s.waiter?.resume(throwing: CancellationError())
-                s.waiter = nil
+                defer { s.waiter = nil }
                 finish(&s)
+                return s.waiter
             }
+            waiter?.resume(throwing: CancellationError())
         }
     }
 
@@ -130,25 +133,24 @@ final class ChunkPump: Sendable {
                     initialized = try reader.readBlock(into: UnsafeMutableRawBufferPointer(buffer), at: offset)
                 }
             }
-            state.withLock { s in
+            let handOff = state.withLock { s -> (CheckedContinuation<[UInt8]?, any Error>, Result<[UInt8]?, any Error>)? in
                 s.inFlight = false
+                let waiter = s.waiter
+                s.waiter = nil
                 switch result {
                 case let .success(chunk):
-                    if let waiter = s.waiter {
-                        s.waiter = nil
-                        waiter.resume(returning: chunk)
-                    } else {
-                        s.buffered.append(chunk)
-                    }
+                    if waiter == nil { s.buffered.append(chunk) }
                     refill(&s)
                     if s.nextOffset >= s.end, !s.inFlight { finish(&s) }
+                    return waiter.map { ($0, .success(chunk)) }
                 case let .failure(error):
                     s.failure = error
-                    s.waiter?.resume(throwing: error)
-                    s.waiter = nil
                     finish(&s)
+                    return waiter.map { ($0, .failure(error)) }
                 }
             }
+            // Resumed outside the lock (see next()).
+            if let (waiter, outcome) = handOff { waiter.resume(with: outcome) }
         }
     }
 

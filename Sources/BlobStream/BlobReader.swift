@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import SkyliftSystem
 import Synchronization
 
 /// Opens a source and reads whole blocks from it, re-opening it when it reports itself invalid.
@@ -36,15 +37,7 @@ final class BlobReader: Sendable {
         if let queue = source.openCompletionQueue, QueueProbe.isCurrent(queue) {
             throw BlobStreamError.synchronousOpenWouldDeadlock(name: source.name)
         }
-        let done = DispatchSemaphore(value: 0)
-        let outcome = Mutex<Result<BlobInfo, any Error>?>(nil)
-        source.open { result in
-            outcome.withLock { $0 = result }
-            done.signal()
-        }
-        done.wait()
-        guard let result = outcome.withLock({ $0 }) else { throw BlobStreamError.notOpen(name: source.name) }
-        return try result.get()
+        return try BlockingExecutor.waitFor { source.open(completion: $0) }.get()
     }
 
     /// Fills `buffer` with the bytes at `offset` (fewer only at the end of the content); returns the count.

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPClient
 import SkyliftCore
+import SkyliftSystem
 import Synchronization
 
 /// An object on an HTTP server, read with Range requests and pinned to one version of it.
@@ -49,7 +50,7 @@ public final class HTTPSource: BlobSource {
 
     private let state = Mutex(State())
     /// Where the source's async work runs, so blocking callers never wait on the shared concurrency pool.
-    private let executor = SerialTaskExecutor(label: "HTTPSource")
+    private let executor = BlockingExecutor(label: "HTTPSource")
 
     public init(url: URL, headers: HTTPHeaders = [:], transport: any HTTPTransport,
                 expectedEntityTag: String? = nil, retry: RetryPolicy = RetryPolicy(maxAttempts: 5, baseDelay: 0.05, maxDelay: 2),

@@ -1,5 +1,5 @@
-import SkyliftSystem
 import Dispatch
+import SkyliftSystem
 
 /// A raw notification from an OS backend, already translated to a root-relative path.
 enum RawEvent: Sendable, Equatable {

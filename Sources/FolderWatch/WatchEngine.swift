@@ -1,5 +1,5 @@
-import SkyliftSystem
 import Dispatch
+import SkyliftSystem
 
 /// The portable core of `FolderWatcher`: turns raw backend events into settled reports.
 ///

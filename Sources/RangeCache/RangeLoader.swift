@@ -1,5 +1,6 @@
 import Foundation
 import SkyliftCore
+import SkyliftSystem
 import Synchronization
 
 /// Fetches byte ranges from an origin through a ``RangeCache``, the way a media player needs them.
@@ -65,7 +66,7 @@ public final class RangeLoader: Sendable {
     private let resources = Mutex<[String: LoaderResource]>([:])
     /// Where downloads run; callers that block a thread waiting for the loader should run their async work
     /// here too (`Task(executorPreference:)`), so a busy shared pool cannot starve them.
-    public let executor: any TaskExecutor = LoaderExecutor(label: "skylift.range-loader")
+    public let executor = BlockingExecutor(label: "skylift.range-loader")
 
     public init(cache: RangeCache, origin: any RangeOrigin, configuration: Configuration = .init()) {
         self.cache = cache

@@ -1,7 +1,7 @@
 import Foundation
-import SkyliftSystem
-import Hashing
 import HTTPServer
+import Hashing
+import SkyliftSystem
 
 /// Appends one PATCH (or creation-with-upload) body to an upload's data file.
 ///

@@ -1,8 +1,8 @@
 import Foundation
-import SkyliftSystem
-import Hashing
 import HTTPServer
+import Hashing
 import SkyliftCore
+import SkyliftSystem
 import Synchronization
 
 /// tus 1.0.0 resumable uploads: creation (POST to a folder under `/dav/`), creation-with-upload,

@@ -1,7 +1,7 @@
 import Foundation
-import SkyliftSystem
 import HTTPServer
 import SkyliftCore
+import SkyliftSystem
 
 /// LOCK and UNLOCK (RFC 4918 §9.10, §9.11): exclusive and shared write locks, refresh, lock-null creation.
 extension WebDAV {

@@ -3,6 +3,7 @@ import Foundation
 import HTTPServer
 import RangeCache
 import SkyliftCore
+import SkyliftSystem
 import Synchronization
 
 /// Answers player requests: maps the path onto the origin, opens the resource through the loader, and
@@ -149,24 +150,9 @@ struct ProxyHandler: HTTPHandler {
 
     /// Runs async work from a connection thread and waits for it, at most `timeout` seconds. Each connection
     /// has its own thread, so blocking it holds up only that player.
-    static func waitFor<T: Sendable>(on executor: any TaskExecutor, timeout: Double,
+    static func waitFor<T: Sendable>(on executor: BlockingExecutor, timeout: Double,
                                      _ work: @escaping @Sendable () async throws -> T) throws -> T {
-        let result = Mutex<Result<T, any Error>?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        let task = Task(executorPreference: executor) {
-            do {
-                let value = try await work()
-                result.withLock { $0 = .success(value) }
-            } catch {
-                result.withLock { $0 = .failure(error) }
-            }
-            done.signal()
-        }
-        guard done.wait(timeout: .now() + timeout) == .success, let outcome = result.withLock({ $0 }) else {
-            task.cancel()
-            throw ProxyTimeout()
-        }
-        return try outcome.get()
+        do { return try executor.runBlocking(timeout: timeout, work) } catch is BlockingExecutor.TimedOut { throw ProxyTimeout() }
     }
 }
 
