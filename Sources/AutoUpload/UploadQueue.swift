@@ -33,7 +33,7 @@ public final class UploadQueue: Sendable {
         self.root = root
         do {
             db = try SQLiteDatabase(path: path)
-            let existing: String? = try db.write { c in
+            let existing: String? = try db.writeNow { c in
                 try c.script("""
                     CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
                     CREATE TABLE IF NOT EXISTS files(
@@ -74,7 +74,7 @@ public final class UploadQueue: Sendable {
         }
         do {
             db = try SQLiteDatabase(path: path, readOnly: true)
-            root = try db.read { c in try c.query("SELECT value FROM meta WHERE key = 'root'").first?.text(0) } ?? ""
+            root = try db.readNow { c in try c.query("SELECT value FROM meta WHERE key = 'root'").first?.text(0) } ?? ""
         } catch let error as SQLiteError {
             throw .database(error)
         } catch {
@@ -88,18 +88,18 @@ public final class UploadQueue: Sendable {
     // MARK: - Reading
 
     /// The row for `path`, if any.
-    public func file(_ path: String) throws(AutoUploadError) -> QueuedFile? {
-        try reading { c in try c.query("SELECT \(Self.columns) FROM files WHERE path = ?", [.text(path)]).first.map(Self.decode) }
+    public func file(_ path: String) async throws(AutoUploadError) -> QueuedFile? {
+        try await reading { c in try c.query("SELECT \(Self.columns) FROM files WHERE path = ?", [.text(path)]).first.map(Self.decode) }
     }
 
     /// Every row, in path order.
-    public func allFiles() throws(AutoUploadError) -> [QueuedFile] {
-        try reading { c in try c.query("SELECT \(Self.columns) FROM files ORDER BY path").map(Self.decode) }
+    public func allFiles() async throws(AutoUploadError) -> [QueuedFile] {
+        try await reading { c in try c.query("SELECT \(Self.columns) FROM files ORDER BY path").map(Self.decode) }
     }
 
     /// Counts per state, files in flight, and the latest failures.
-    public func status(errorLimit: Int = 10) throws(AutoUploadError) -> QueueStatus {
-        try reading { c in
+    public func status(errorLimit: Int = 10) async throws(AutoUploadError) -> QueueStatus {
+        try await reading { c in
             var counts = Dictionary(uniqueKeysWithValues: UploadState.allCases.map { ($0, 0) })
             for row in try c.query("SELECT state, COUNT(*) FROM files GROUP BY state") {
                 if let name = row.text(0), let state = UploadState(rawValue: name) { counts[state] = Int(row.int(1) ?? 0) }
@@ -107,13 +107,13 @@ public final class UploadQueue: Sendable {
             let inFlight = try c.query("SELECT \(Self.columns) FROM files WHERE state = 'uploading' ORDER BY path").map(Self.decode)
             let errors = try c.query("SELECT \(Self.columns) FROM files WHERE state = 'failed' ORDER BY updated DESC LIMIT ?",
                                      [.integer(Int64(errorLimit))]).map(Self.decode)
-            return QueueStatus(root: root, counts: counts, inFlight: inFlight, lastErrors: errors)
+            return QueueStatus(root: self.root, counts: counts, inFlight: inFlight, lastErrors: errors)
         }
     }
 
     /// When the earliest failed file may be retried, if any.
-    public func nextRetry() throws(AutoUploadError) -> Double? {
-        try reading { c in try c.query("SELECT MIN(retry_at) FROM files WHERE state = 'failed'").first?.double(0) }
+    public func nextRetry() async throws(AutoUploadError) -> Double? {
+        try await reading { c in try c.query("SELECT MIN(retry_at) FROM files WHERE state = 'failed'").first?.double(0) }
     }
 
     // MARK: - Changes
@@ -122,8 +122,8 @@ public final class UploadQueue: Sendable {
     /// becomes `pending` (an upload in progress for an older state keeps its URL only if nothing changed).
     /// Returns whether the file now waits for upload.
     @discardableResult
-    public func enqueue(_ snapshot: FileSnapshot) throws(AutoUploadError) -> Bool {
-        try writing { c in try Self.enqueue(snapshot, c) }
+    public func enqueue(_ snapshot: FileSnapshot) async throws(AutoUploadError) -> Bool {
+        try await writing { c in try Self.enqueue(snapshot, c) }
     }
 
     static func enqueue(_ s: FileSnapshot, _ c: SQLiteConnection) throws -> Bool {
@@ -158,8 +158,8 @@ public final class UploadQueue: Sendable {
     }
 
     /// Takes the next file to upload (pending, or failed and due), marking it `uploading`.
-    public func claimNext(now: Double = UploadQueue.now()) throws(AutoUploadError) -> QueuedFile? {
-        try writing { c in
+    public func claimNext(now: Double = UploadQueue.now()) async throws(AutoUploadError) -> QueuedFile? {
+        try await writing { c in
             let rows = try c.query("""
                 SELECT \(Self.columns) FROM files
                 WHERE state = 'pending' OR (state = 'failed' AND retry_at <= ?)
@@ -174,9 +174,11 @@ public final class UploadQueue: Sendable {
         }
     }
 
-    /// Records the resumable upload's URL (before any byte is sent) or progress.
-    public func recordProgress(_ path: String, uploadURL: String?, sent: Int64) throws(AutoUploadError) {
-        try writing { c in
+    /// Records the resumable upload's URL or progress, without waiting: the write is queued behind every
+    /// earlier access, so a later `markDone` or read sees it. Informational (the engine's own resume record
+    /// is what resumes), so a failure to record it is dropped.
+    public func recordProgress(_ path: String, uploadURL: String?, sent: Int64) {
+        db.writeLater { c in
             try c.execute("""
                 UPDATE files SET upload_url = COALESCE(?, upload_url), sent = ?, updated = ? WHERE path = ? AND state = 'uploading'
                 """, [uploadURL.map(SQLiteValue.text) ?? .null, .integer(sent), .real(Self.now()), .text(path)])
@@ -185,8 +187,8 @@ public final class UploadQueue: Sendable {
 
     /// Updates a claimed row to the file's current state (it changed after it was queued, e.g. a file sent
     /// at `--max-wait` while still growing), so `markDone` records what is actually sent.
-    public func refresh(_ snapshot: FileSnapshot) throws(AutoUploadError) {
-        try writing { c in
+    public func refresh(_ snapshot: FileSnapshot) async throws(AutoUploadError) {
+        try await writing { c in
             try c.execute("""
                 UPDATE files SET size = ?, mtime = ?, inode = ?, digest = NULL, updated = ? WHERE path = ? AND state = 'uploading'
                 """, [.integer(snapshot.size), .integer(snapshot.mtimeNanoseconds), .integer(Int64(bitPattern: snapshot.inode)),
@@ -196,8 +198,8 @@ public final class UploadQueue: Sendable {
 
     /// Marks `file` uploaded in the state it was claimed with. If the row changed meanwhile (the file was
     /// modified and settled again), it stays pending for the new content.
-    public func markDone(_ file: QueuedFile, digest: String? = nil) throws(AutoUploadError) {
-        try writing { c in
+    public func markDone(_ file: QueuedFile, digest: String? = nil) async throws(AutoUploadError) {
+        try await writing { c in
             try c.execute("""
                 UPDATE files SET state = 'done', upload_url = NULL, sent = size, reason = NULL, retry_at = NULL,
                 digest = COALESCE(?, digest), updated = ?
@@ -208,8 +210,8 @@ public final class UploadQueue: Sendable {
     }
 
     /// Marks a failed attempt, to be retried at `retryAt`.
-    public func markFailed(_ path: String, reason: String, retryAt: Double) throws(AutoUploadError) {
-        try writing { c in
+    public func markFailed(_ path: String, reason: String, retryAt: Double) async throws(AutoUploadError) {
+        try await writing { c in
             try c.execute("""
                 UPDATE files SET state = 'failed', reason = ?, retry_at = ?, updated = ? WHERE path = ? AND state = 'uploading'
                 """, [.text(reason), .real(retryAt), .real(Self.now()), .text(path)])
@@ -217,8 +219,8 @@ public final class UploadQueue: Sendable {
     }
 
     /// Puts an interrupted upload back in line, keeping its upload URL so it resumes.
-    public func release(_ path: String) throws(AutoUploadError) {
-        try writing { c in
+    public func release(_ path: String) async throws(AutoUploadError) {
+        try await writing { c in
             try c.execute("UPDATE files SET state = 'pending', updated = ? WHERE path = ? AND state = 'uploading'",
                           [.real(Self.now()), .text(path)])
         }
@@ -226,8 +228,8 @@ public final class UploadQueue: Sendable {
 
     /// At start-up: uploads a dead process left `uploading` are pending again (URL kept). Returns how many.
     @discardableResult
-    public func recoverInterrupted() throws(AutoUploadError) -> Int {
-        try writing { c in
+    public func recoverInterrupted() async throws(AutoUploadError) -> Int {
+        try await writing { c in
             try c.execute("UPDATE files SET state = 'pending' WHERE state = 'uploading'")
             return c.changes
         }
@@ -235,8 +237,8 @@ public final class UploadQueue: Sendable {
 
     /// Forgets `path` and, for a folder, every row under it. Returns the removed rows.
     @discardableResult
-    public func remove(_ path: String) throws(AutoUploadError) -> [QueuedFile] {
-        try writing { c in
+    public func remove(_ path: String) async throws(AutoUploadError) -> [QueuedFile] {
+        try await writing { c in
             let prefix = path + "/"
             let rows = try c.query("SELECT \(Self.columns) FROM files WHERE path = ? OR substr(path, 1, ?) = ?",
                                    [.text(path), .integer(Int64(prefix.utf8.count)), .text(prefix)]).map(Self.decode)
@@ -248,8 +250,8 @@ public final class UploadQueue: Sendable {
 
     /// Follows a move inside the folder: rows under `from` are now under `to`. Their remote copies keep
     /// their names (`remotePath`), so nothing is uploaded again. A row already at a target path is replaced.
-    public func move(_ from: String, to: String) throws(AutoUploadError) {
-        try writing { c in
+    public func move(_ from: String, to: String) async throws(AutoUploadError) {
+        try await writing { c in
             let prefix = from + "/"
             let rows = try c.query("SELECT path FROM files WHERE path = ? OR substr(path, 1, ?) = ?",
                                    [.text(from), .integer(Int64(prefix.utf8.count)), .text(prefix)])
@@ -265,8 +267,8 @@ public final class UploadQueue: Sendable {
     /// Compares a full listing with the rows. Returns the paths that are new or changed (to be settled and
     /// queued) and the rows whose files are gone (removed from the queue). Folders that could not be listed
     /// are left alone.
-    public func reconcile(_ scan: FolderScan) throws(AutoUploadError) -> (changed: [String], gone: [QueuedFile]) {
-        try writing { c in
+    public func reconcile(_ scan: FolderScan) async throws(AutoUploadError) -> (changed: [String], gone: [QueuedFile]) {
+        try await writing { c in
             var known: [String: QueuedFile] = [:]
             for row in try c.query("SELECT \(Self.columns) FROM files").map(Self.decode) { known[row.path] = row }
             var changed: [String] = []
@@ -285,12 +287,12 @@ public final class UploadQueue: Sendable {
 
     // MARK: - Plumbing
 
-    private func reading<T>(_ body: (SQLiteConnection) throws -> T) throws(AutoUploadError) -> T {
-        do { return try db.read(body) } catch { throw Self.wrap(error) }
+    private func reading<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws(AutoUploadError) -> T {
+        do { return try await db.read(body) } catch { throw Self.wrap(error) }
     }
 
-    private func writing<T>(_ body: (SQLiteConnection) throws -> T) throws(AutoUploadError) -> T {
-        do { return try db.write(body) } catch { throw Self.wrap(error) }
+    private func writing<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws(AutoUploadError) -> T {
+        do { return try await db.write(body) } catch { throw Self.wrap(error) }
     }
 
     private static func wrap(_ error: any Error) -> AutoUploadError {

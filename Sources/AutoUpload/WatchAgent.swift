@@ -66,7 +66,7 @@ public final class WatchAgent: Sendable {
 
     /// Runs until `stop()` (returns normally) or a fatal error such as refused credentials (throws).
     public func run() async throws(AutoUploadError) {
-        let resumed = try queue.recoverInterrupted()
+        let resumed = try await queue.recoverInterrupted()
         let task = Task {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await self.consumeWatchEvents(resumed: resumed) }
@@ -118,7 +118,7 @@ public final class WatchAgent: Sendable {
             if Task.isCancelled { break }
             switch event {
             case let .scanned(scan):
-                let (changed, gone) = try queue.reconcile(scan)
+                let (changed, gone) = try await queue.reconcile(scan)
                 watcher.recheck(changed)
                 continuation.yield(.scanned(reason: scan.reason, files: scan.files.count, changed: changed.count,
                                             gone: gone.count, resumed: resumedCount, seconds: scan.duration))
@@ -129,12 +129,12 @@ public final class WatchAgent: Sendable {
                 let overdue: Bool
                 if case .overdue = event { overdue = true } else { overdue = false }
                 continuation.yield(.settled(snapshot, overdue: overdue))
-                if try queue.enqueue(snapshot) { signal.notifyAll() }
+                if try await queue.enqueue(snapshot) { signal.notifyAll() }
             case let .moved(from, to):
-                try queue.move(from, to: to)
+                try await queue.move(from, to: to)
                 continuation.yield(.moved(from: from, to: to))
             case let .removed(path):
-                for row in try queue.remove(path) { await fileLeftTree(row) }
+                for row in try await queue.remove(path) { await fileLeftTree(row) }
             case let .notice(notice):
                 continuation.yield(.notice(notice.description))
             }
@@ -161,8 +161,8 @@ public final class WatchAgent: Sendable {
     private func work() async throws {
         while !Task.isCancelled, !isStopping {
             let generation = signal.generation
-            guard let file = try queue.claimNext() else {
-                let next = try queue.nextRetry().map { $0 - UploadQueue.now() }
+            guard let file = try await queue.claimNext() else {
+                let next = try await queue.nextRetry().map { $0 - UploadQueue.now() }
                 await signal.wait(after: generation, seconds: next)
                 continue
             }
@@ -174,7 +174,7 @@ public final class WatchAgent: Sendable {
         let root = configuration.watch.root
         guard let current = FolderWatcher.snapshot(of: claimed.path, in: root) else {
             // Vanished between its report and its upload: leave the queue without a fuss.
-            try queue.remove(claimed.path)
+            try await queue.remove(claimed.path)
             continuation.yield(.dropped(path: claimed.path))
             return
         }
@@ -183,7 +183,7 @@ public final class WatchAgent: Sendable {
             // Changed since it was queued (sent at --max-wait while still changing, or touched again): send
             // what is there now; the watcher reports it again once it settles, and a different final state
             // is sent again then.
-            try queue.refresh(current)
+            try await queue.refresh(current)
             file.size = current.size
             file.mtimeNanoseconds = current.mtimeNanoseconds
             file.inode = current.inode
@@ -199,46 +199,46 @@ public final class WatchAgent: Sendable {
                                       expected: file.snapshot) { report in
                 switch report {
                 case let .uploadURL(url):
-                    try? queue.recordProgress(path, uploadURL: url, sent: 0)
+                    queue.recordProgress(path, uploadURL: url, sent: 0)
                 case let .resumed(offset):
-                    try? queue.recordProgress(path, uploadURL: nil, sent: offset)
+                    queue.recordProgress(path, uploadURL: nil, sent: offset)
                     continuation.yield(.resumed(path: path, from: offset))
                 case let .progress(sent):
-                    try? queue.recordProgress(path, uploadURL: nil, sent: sent)
+                    queue.recordProgress(path, uploadURL: nil, sent: sent)
                     continuation.yield(.progress(path: path, sent: sent, size: size))
                 case .skipped:
                     skipped.withLock { $0 = true }
                 }
             }
         } catch {
-            try handle(error, for: file)
+            try await handle(error, for: file)
             return
         }
-        try queue.markDone(file)
+        try await queue.markDone(file)
         uploader.forget(localPath: root.appendingPathComponent(file.path).path, as: file.remotePath)
         continuation.yield(.uploaded(path: file.path, size: file.size, skipped: skipped.withLock { $0 }))
     }
 
-    private func handle(_ failure: UploadFailure, for file: QueuedFile) throws {
+    private func handle(_ failure: UploadFailure, for file: QueuedFile) async throws {
         switch failure {
         case .vanished:
-            try queue.remove(file.path)
+            try await queue.remove(file.path)
             continuation.yield(.dropped(path: file.path))
         case .cancelled:
-            try queue.release(file.path)
+            try await queue.release(file.path)
         case let .refused(url, status):
-            try queue.release(file.path)
+            try await queue.release(file.path)
             fail(.authenticationRefused(url: url, status: status))
         case .changed:
-            try queue.markFailed(file.path, reason: failure.description, retryAt: UploadQueue.now() + configuration.watch.maxWait)
+            try await queue.markFailed(file.path, reason: failure.description, retryAt: UploadQueue.now() + configuration.watch.maxWait)
             continuation.yield(.failed(path: file.path, reason: failure.description, retryInSeconds: configuration.watch.maxWait))
         case let .failed(reason):
             if isStopping {
-                try queue.release(file.path)
+                try await queue.release(file.path)
                 return
             }
             let delay = configuration.retry.delay(beforeRetry: file.attempts)
-            try queue.markFailed(file.path, reason: reason, retryAt: UploadQueue.now() + delay)
+            try await queue.markFailed(file.path, reason: reason, retryAt: UploadQueue.now() + delay)
             continuation.yield(.failed(path: file.path, reason: reason, retryInSeconds: delay))
         }
     }

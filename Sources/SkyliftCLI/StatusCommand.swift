@@ -37,7 +37,7 @@ public enum StatusCommand: Command {
         for state in states {
             let status: QueueStatus
             do {
-                status = try UploadQueue(readingStateIn: state).status()
+                status = try await UploadQueue(readingStateIn: state).status()
             } catch {
                 throw CommandFailure(error.description)
             }

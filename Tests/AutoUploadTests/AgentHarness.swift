@@ -86,13 +86,13 @@ final class RunningAgent: Sendable {
     }
 
     @discardableResult
-    func waitUntil(_ limit: Double = 30, _ condition: () -> Bool) async -> Bool {
+    func waitUntil(_ limit: Double = 30, _ condition: () async -> Bool) async -> Bool {
         let start = Date()
         while Date().timeIntervalSince(start) < limit {
-            if condition() { return true }
+            if await condition() { return true }
             try? await Task.sleep(for: .milliseconds(25))
         }
-        return condition()
+        return await condition()
     }
 
     /// Stops the agent and returns the error `run()` ended with, if any.

@@ -17,7 +17,7 @@ import Testing
         #expect(h.stored("trip/day2/new.jpg") == bytes(5000, seed: 3))
         #expect(await run.stop() == nil)
         #expect(h.creations == 3)
-        let status = try UploadQueue(readingStateIn: h.state).status()
+        let status = try await UploadQueue(readingStateIn: h.state).status()
         #expect(status.counts[.done] == 3)
         // Finished uploads leave no resume records behind (the queue remembers them).
         let records = (try? FileManager.default.contentsOfDirectory(atPath: h.state.appendingPathComponent("uploads").path)) ?? []
@@ -93,7 +93,7 @@ import Testing
         try await Task.sleep(for: .milliseconds(700))
         #expect(h.creations == creationsBefore)
         #expect(run.uploaded("moved.jpg") == 0)
-        let row = try #require(try UploadQueue(readingStateIn: h.state).file("moved.jpg"))
+        let row = try #require(try await UploadQueue(readingStateIn: h.state).file("moved.jpg"))
         #expect(row.state == .done && row.remotePath == "keep.jpg")
         #expect(await run.stop() == nil)
     }
@@ -145,7 +145,7 @@ import Testing
         var run = try await h.startAgent(partLength: 1 << 20)
         await run.waitUntil { h.accessLog.all.filter { $0.hasPrefix("PATCH ") }.count >= 2 }
         #expect(await run.stop() == nil)
-        let row = try #require(try UploadQueue(readingStateIn: h.state).file("big.bin"))
+        let row = try #require(try await UploadQueue(readingStateIn: h.state).file("big.bin"))
         if row.state != .done {
             #expect(row.state == .pending)
             #expect(row.uploadURL != nil)
@@ -171,10 +171,10 @@ import Testing
         let h = try AgentHarness()
         // Settled once, then deleted before any upload ran (the agent was not running).
         let queue = try UploadQueue(stateDirectory: h.state, root: h.watched.standardizedFileURL.path)
-        try queue.enqueue(FileSnapshot(path: "ghost.jpg", size: 5, mtimeNanoseconds: 1, inode: 1))
+        try await queue.enqueue(FileSnapshot(path: "ghost.jpg", size: 5, mtimeNanoseconds: 1, inode: 1))
         let run = try await h.startAgent()
-        await run.waitUntil { try! UploadQueue(readingStateIn: h.state).allFiles().isEmpty }
-        #expect(try UploadQueue(readingStateIn: h.state).allFiles().isEmpty)
+        await run.waitUntil { try! await UploadQueue(readingStateIn: h.state).allFiles().isEmpty }
+        #expect(try await UploadQueue(readingStateIn: h.state).allFiles().isEmpty)
         #expect(!run.events.all.contains { if case .failed = $0 { true } else { false } })
         #expect(await run.stop() == nil)
         #expect(h.creations == 0)

@@ -253,12 +253,12 @@ final class RequestLog: Sendable {
         defer { try? FileManager.default.removeItem(at: state) }
         let queue = try UploadQueue(stateDirectory: state, root: "/media/camera")
         for (name, size) in [("a/clip.mov", Int64(4 << 20)), ("b.jpg", 2048), ("c.jpg", 10)] {
-            try queue.enqueue(FileSnapshot(path: name, size: size, mtimeNanoseconds: 1, inode: UInt64(size)))
+            try await queue.enqueue(FileSnapshot(path: name, size: size, mtimeNanoseconds: 1, inode: UInt64(size)))
         }
-        _ = try queue.claimNext()  // a/clip.mov
-        try queue.recordProgress("a/clip.mov", uploadURL: "http://127.0.0.1:1/uploads/x", sent: 1 << 20)
-        _ = try queue.claimNext()  // b.jpg
-        try queue.markFailed("b.jpg", reason: "HTTP 507 from http://127.0.0.1:1/dav/b.jpg", retryAt: 0)
+        _ = try await queue.claimNext()  // a/clip.mov
+        queue.recordProgress("a/clip.mov", uploadURL: "http://127.0.0.1:1/uploads/x", sent: 1 << 20)
+        _ = try await queue.claimNext()  // b.jpg
+        try await queue.markFailed("b.jpg", reason: "HTTP 507 from http://127.0.0.1:1/dav/b.jpg", retryAt: 0)
         let r = await runSkylift(["status", "--state", state.path])
         #expect(r.status == 0)
         #expect(r.out == """
