@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import SkyliftSystem
 
 /// COPY and MOVE (RFC 4918 §9.8, §9.9) with Destination, Overwrite and Depth; dead properties travel along.
 ///
@@ -60,7 +61,7 @@ extension WebDAV {
             if let e = error as? FileSystemError, e.isNoSpace { return .text(507, "insufficient storage") }
             return .text(500, "cannot \(request.method) \(source.relative) to \(destination.relative)")
         }
-        _ = fsync(target.folder)
+        try? FileDescriptor(rawValue: target.folder).sync(path: destination.relative)
         return existing == nil ? .text(201, "created") : HTTPResponse(status: 204)
     }
 
@@ -119,11 +120,8 @@ extension WebDAV {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: FileSink.bufferSize, alignment: 16)
         defer { buffer.deallocate() }
         while true {
-            let n = read(input, buffer.baseAddress, buffer.count)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw FileSystemError(operation: "read", path: fromName, errno: errno)
-            }
+            let n: Int
+            do { n = try FileDescriptor(rawValue: input).read(into: buffer, path: fromName) } catch { throw FileSystemError(error) }
             if n == 0 { break }
             try sink.append(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
         }
