@@ -86,6 +86,8 @@ extension RangeCache {
             throw RangeCacheError.io(call: "store", path: entry.key.description,
                                      reason: "block \(index) needs \(range.length) bytes, got \(bytes.count)")
         }
+        // Entries evicted below to make room have their files deleted after the lock is released.
+        defer { deleteRemovedFiles() }
         let target: (fd: FileDescriptor, path: String, pin: CachePin)? = try state.withLock { s in
             guard var record = s.records[entry.key.value], record.epoch == entry.epoch else {
                 throw RangeCacheError.stale(key: entry.key.description)

@@ -109,15 +109,31 @@ extension RangeCache {
                          uncommitted: record.uncommitted, bytes: bytes, pin: CachePin(key: key, id: s.nextPin))
     }
 
-    /// Forgets `key` and deletes its files; the map goes first so a crash midway leaves no entry.
+    /// Forgets `key`; its files are deleted by ``deleteRemovedFiles()`` once the lock is released.
     func removeLocked(_ s: inout State, key: String) {
         guard let record = s.records.removeValue(forKey: key) else { return }
-        let base = resourcesPath + "/" + record.name
-        Directory.remove(base + ".map")
-        Directory.remove(base + ".data")
+        s.removed.append((key, record.name))
         for index in record.map.blocks.keys { s.size -= blockRange(index, length: record.map.metadata.length).length }
         if let fd = record.fd {
             if record.pins.isEmpty { fd.close() } else { s.retired[fd] = Set(record.pins.keys) }
+        }
+    }
+
+    /// Deletes the files of entries removed so far; call with no lock held. Each is deleted under its key
+    /// lock and only while no new entry for the key exists (``prepare(_:info:)`` may have made one meanwhile,
+    /// and deletes stale files itself). The map goes first, so a crash midway leaves no entry.
+    func deleteRemovedFiles() {
+        let removed = state.withLock { s in
+            defer { s.removed.removeAll() }
+            return s.removed
+        }
+        for (key, name) in removed {
+            keyLocks.withLock(key) {
+                guard state.withLock({ $0.records[key] == nil }) else { return }
+                let base = resourcesPath + "/" + name
+                Directory.remove(base + ".map")
+                Directory.remove(base + ".data")
+            }
         }
     }
 

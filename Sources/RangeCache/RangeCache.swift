@@ -15,8 +15,8 @@ import Synchronization
 /// One process owns a cache directory at a time (an `flock` on `<dir>/lock`). A directory with an unknown
 /// format or damaged maps is rebuilt, not trusted.
 ///
-/// Thread-safe: bookkeeping sits behind one cache-wide mutex, held only for bookkeeping (and for `unlink`,
-/// hole punching and `close`, which flush nothing). Reads and writes of blocks run outside it, protected by
+/// Thread-safe: bookkeeping sits behind one cache-wide mutex, held only for bookkeeping (and for hole
+/// punching and `close`, which flush nothing); removed entries' files are deleted after it is released. Reads and writes of blocks run outside it, protected by
 /// pins; creating a data file and committing (`fdatasync`, map replacement, folder `fsync`) run under the
 /// resource's own ``KeyLocks`` lock instead. Lock order: key lock, then the cache-wide mutex.
 public final class RangeCache: Sendable {
@@ -76,6 +76,7 @@ public final class RangeCache: Sendable {
         state.withLock { s in
             _ = evictLocked(&s, toFit: 0, sparing: nil)
         }
+        deleteRemovedFiles()
     }
 
     deinit { close() }
@@ -124,13 +125,18 @@ public final class RangeCache: Sendable {
         guard let length = info.length, length >= 0 else {
             throw RangeCacheError.io(call: "prepare", path: key.description, reason: "resource length unknown")
         }
+        // Files of entries dropped here or evicted are deleted once the key lock is released.
+        defer { deleteRemovedFiles() }
         return try keyLocks.withLock(key.value) {
             if let kept = keepOrDrop(key, info: info, length: length) { return kept }
             // A new representation. Its data file is made under the key lock only; no other code creates
             // this key's files meanwhile, and the cache-wide lock stays free for other resources.
             let name = Self.fileName(for: key)
             let base = resourcesPath + "/" + name
+            // Whatever files the key has belong to a dropped entry (pinned readers keep the old data file
+            // open); a new entry for this key can only be made here, under its key lock.
             Directory.remove(base + ".map")
+            Directory.remove(base + ".data")
             let fd: FileDescriptor
             do throws(FileError) {
                 fd = try FileDescriptor.open(base + ".data", .readWrite, options: .create)
@@ -182,6 +188,7 @@ public final class RangeCache: Sendable {
     /// Removes `key` and its files.
     public func remove(_ key: CacheKey) {
         state.withLock { s in removeLocked(&s, key: key.value) }
+        deleteRemovedFiles()
     }
 
     /// Flushes `entry`'s new blocks and map to disk now.

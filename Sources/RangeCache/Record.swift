@@ -39,4 +39,6 @@ struct State {
     var closed = false
     /// Descriptors of removed entries that still had pins, with the pins still out.
     var retired: [FileDescriptor: Set<UInt64>] = [:]
+    /// Entries removed whose files still need deleting (key, file name), outside the lock.
+    var removed: [(key: String, name: String)] = []
 }
