@@ -183,6 +183,40 @@ import Testing
         #expect(cache.readAll(e3, ByteRange(offset: 0, length: 4096)) == Array(data[1][0 ..< 4096]))
     }
 
+    /// Files of removed and evicted entries are deleted after the cache-wide lock is released; a new version
+    /// of a key gets fresh files, never the dropped version's bytes.
+    @Test func removedAndEvictedEntriesLeaveNoFiles() throws {
+        let dir = try TempDir()
+        let cache = try RangeCache(configuration: config(dir.url, maxSize: 6 * 4096, commit: 1))
+        let resources = dir.path("resources").path
+        func files() throws -> Set<String> { Set(try FileManager.default.contentsOfDirectory(atPath: resources)) }
+        let small = ContentInfo(length: 4 * 4096, etag: "\"s\"")
+        let keys = (0..<3).map { CacheKey(url: URL(string: "http://origin.test/\($0)")!) }
+        let data = (0..<3).map { patternBytes(4 * 4096, seed: UInt64(20 + $0)) }
+        let e0 = try cache.prepare(keys[0], info: small)
+        try cache.storeBlocks(e0, data[0], 0..<3)
+        let first = try files()
+        #expect(first.count == 2 && first.contains { $0.hasSuffix(".map") } && first.contains { $0.hasSuffix(".data") })
+        let e1 = try cache.prepare(keys[1], info: small)
+        try cache.storeBlocks(e1, data[1], 0..<3)
+        let e2 = try cache.prepare(keys[2], info: small)
+        try cache.storeBlocks(e2, data[2], [0])  // evicts e0, the least recently used
+        #expect(cache.lookup(keys[0]) == nil)
+        #expect(try files().isDisjoint(with: first))
+        #expect(try files().count == 4)
+        cache.remove(keys[1])
+        #expect(try files().count == 2)
+        // A new version of keys[2]: same file names, fresh contents.
+        let v2 = ContentInfo(length: 4 * 4096, etag: "\"v2\"")
+        let fresh = try cache.prepare(keys[2], info: v2)
+        #expect(cache.presentRanges(fresh) == [])
+        #expect(cache.readAll(fresh, ByteRange(offset: 0, length: 10)) == nil)
+        #expect(try files().count == 1)  // the data file; its map comes with the first block
+        try cache.storeBlocks(fresh, data[0], [0])
+        #expect(cache.readAll(fresh, ByteRange(offset: 0, length: 4096)) == Array(data[0][0 ..< 4096]))
+        #expect(try files().count == 2)
+    }
+
     @Test func cacheKeyDropsNamedQueryParameters() {
         let url = URL(string: "https://cdn.test/v/a.mp4?X-Amz-Signature=abc&part=2&Expires=9#frag")!
         #expect(CacheKey(url: url, droppingQuery: ["x-amz-signature", "Expires"]).value == "https://cdn.test/v/a.mp4?part=2")
