@@ -51,19 +51,21 @@ let package = Package(
         .executableTarget(name: "skylift", dependencies: ["SkyliftCLI"]),
         .executableTarget(name: "BlobStreamBench", dependencies: ["BlobStream", "HTTPClient", "HTTPServer"], path: "bench/blobstream/BlobStreamBench"),
 
+        // Test support: the one way tests find programs (curl, nginx, python3 …), listed in scripts/test-programs.txt.
+        .target(name: "TestPrograms", path: "Tests/TestPrograms"),
         .testTarget(name: "SkyliftCoreTests", dependencies: ["SkyliftCore"]),
         .testTarget(name: "HashingTests", dependencies: ["Hashing"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
-        .testTarget(name: "StorageServerTests", dependencies: ["StorageServer", "Hashing"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestPrograms"]),
+        .testTarget(name: "StorageServerTests", dependencies: ["StorageServer", "Hashing", "TestPrograms"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer", "Hashing"]),
         .testTarget(name: "BlobStreamTests", dependencies: ["BlobStream", "StorageServer"]),
-        .testTarget(name: "RemotesTests", dependencies: ["Remotes", "StorageServer", "Uploads", "RangeCache"]),
-        .testTarget(name: "UploadsTests", dependencies: ["Uploads", "StorageServer"]),
+        .testTarget(name: "RemotesTests", dependencies: ["Remotes", "StorageServer", "Uploads", "RangeCache", "TestPrograms"]),
+        .testTarget(name: "UploadsTests", dependencies: ["Uploads", "StorageServer", "TestPrograms"]),
         .testTarget(name: "RangeCacheTests", dependencies: ["RangeCache", "StorageServer"]),
-        .testTarget(name: "StreamProxyTests", dependencies: ["StreamProxy", "StorageServer"]),
+        .testTarget(name: "StreamProxyTests", dependencies: ["StreamProxy", "StorageServer", "TestPrograms"]),
         .testTarget(name: "FolderWatchTests", dependencies: ["FolderWatch"]),
         .testTarget(name: "AutoUploadTests", dependencies: ["AutoUpload", "StorageServer"]),
-        .testTarget(name: "SkyliftCLITests", dependencies: ["SkyliftCLI"]),
+        .testTarget(name: "SkyliftCLITests", dependencies: ["SkyliftCLI", "TestPrograms"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestPrograms
 
 /// The built `skylift` binary, next to the test bundle in the build folder.
 func skyliftBinary() -> URL {
@@ -47,7 +48,7 @@ final class ServeProcess {
 
 func curlStatus(_ args: [String]) throws -> String {
     let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+    p.executableURL = try TestPrograms.path("curl")
     p.arguments = ["-s", "-o", "/dev/null", "-w", "%{http_code}"] + args
     let pipe = Pipe()
     p.standardOutput = pipe
