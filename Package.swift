@@ -48,7 +48,10 @@ let package = Package(
             "SkyliftCore", "StorageServer", "BlobStream", "Remotes", "Uploads",
             "RangeCache", "StreamProxy", "FolderWatch", "AutoUpload",
         ]),
-        .executableTarget(name: "skylift", dependencies: ["SkyliftCLI"]),
+        // `skylift --version` names the commit: the plugin reads .git (no git needed) and stamps it in.
+        .executableTarget(name: "CommitStampTool"),
+        .plugin(name: "CommitStamp", capability: .buildTool(), dependencies: ["CommitStampTool"]),
+        .executableTarget(name: "skylift", dependencies: ["SkyliftCLI"], plugins: ["CommitStamp"]),
         .executableTarget(name: "BlobStreamBench", dependencies: ["BlobStream", "HTTPClient", "HTTPServer"], path: "bench/blobstream/BlobStreamBench"),
 
         // Test support: the one way tests find programs (curl, nginx, python3 …), listed in scripts/test-programs.txt.

@@ -13,7 +13,7 @@ public enum WatchCommand: Command {
     public static let spec = CommandSpec(
         name: "watch",
         summary: "upload every file of a folder once it has stopped changing",
-        usage: "watch DIR [--to URL] [--token TOKEN] [--settle SECONDS] [--max-wait SECONDS] [--ignore GLOB]... [--jobs N] [--state DIR] [--part-size SIZE] [--json] [--mirror-deletes] [--s3-endpoint URL] [--s3-addressing MODE]",
+        usage: "watch DIR [--to URL] [--token TOKEN | --token-file FILE] [--settle SECONDS] [--max-wait SECONDS] [--ignore GLOB]... [--jobs N] [--state DIR] [--part-size SIZE] [--json] [--mirror-deletes] [--s3-endpoint URL] [--s3-addressing MODE]",
         details: """
         Watch DIR (recursively) and upload each file once it has been quiet for --settle seconds
         and two checks of its size, mtime and inode agree; DIR/a/b.jpg goes to URL/a/b.jpg.
@@ -28,6 +28,7 @@ public enum WatchCommand: Command {
         options: [
             OptionSpec("--to", "URL", help: "destination folder (tus, WebDAV or s3://bucket/prefix/); default: the embedded cloud"),
             OptionSpec("--token", "TOKEN", help: "bearer token for --to (default: $SKYLIFT_TOKEN)"),
+            OptionSpec("--token-file", "FILE", help: "read the bearer token for --to from FILE"),
             OptionSpec("--settle", "SECONDS", help: "quiet time before a file is uploaded (default: 2)"),
             OptionSpec("--max-wait", "SECONDS", help: "upload a file that never stops changing after this long (default: 60)"),
             OptionSpec("--ignore", "GLOB", help: "also ignore matching names (or paths, if GLOB has a /)", repeatable: true),
@@ -38,6 +39,7 @@ public enum WatchCommand: Command {
             OptionSpec("--mirror-deletes", help: "delete the remote copy when a file is deleted"),
         ] + S3Settings.optionSpecs,
         positionals: 1...1,
+        positionalCompletions: [.directories],
         examples: [
             "skylift watch ~/Pictures",
             "skylift watch /srv/camera --to https://cloud.example/dav/camera/ --token \"$TOKEN\" --settle 5",
@@ -51,6 +53,7 @@ public enum WatchCommand: Command {
             throw CommandFailure("\(dir.path) does not exist")
         }
         guard isDirectory.boolValue else { throw CommandFailure("\(dir.path) is not a directory") }
+        try arguments.exclusive(["--token", "--token-file"])
         let settle = try arguments.seconds("--settle", in: 0...86_400) ?? 2
         let maxWait = try arguments.seconds("--max-wait", in: 0...31_536_000) ?? 60
         let jobs = try arguments.integer("--jobs", in: 1...64) ?? 2
@@ -85,7 +88,8 @@ public enum WatchCommand: Command {
                 throw UsageError.badValue(command: spec.name, option: "--to", value: to, expected: "an http(s) URL")
             }
             destination = url
-            token = arguments.value("--token") ?? context.environment["SKYLIFT_TOKEN"]
+            token = try arguments.value("--token-file").map(EmbeddedCloudDefaults.readTokenFile)
+                ?? arguments.value("--token") ?? context.environment["SKYLIFT_TOKEN"]
         } else {
             let embedded = try EmbeddedCloud.start(context.environment)
             server = embedded.server

@@ -24,12 +24,14 @@ func runSkylift(_ arguments: [String], environment: [String: String] = [:]) asyn
         Skylift moves large media between devices and cloud storage.
 
         commands:
-          serve   serve a folder as the embedded cloud (WebDAV, tus, ranged GET)
-          proxy   play cloud media in any player through a local caching proxy
-          upload  upload files to a cloud folder, resumably (tus, WebDAV or S3)
-          copy    stream a file, an http(s) or an s3:// object into a cloud folder, with no local copy
-          watch   upload every file of a folder once it has stopped changing
-          status  show the watch queue: counts per state, uploads in flight, last errors
+          serve        serve a folder as the embedded cloud (WebDAV, tus, ranged GET)
+          proxy        play cloud media in any player through a local caching proxy
+          upload       upload files to a cloud folder, resumably (tus, WebDAV or S3)
+          copy         stream a file, an http(s) or an s3:// object into a cloud folder, with no local copy
+          watch        upload every file of a folder once it has stopped changing
+          status       show the watch queue: counts per state, uploads in flight, last errors
+          service      install or remove a systemd user service running watch, serve or proxy
+          completions  print shell completion for bash, zsh or fish
 
         Run 'skylift <command> --help' for a command's options.
 

@@ -99,7 +99,7 @@ final class RequestLog: Sendable {
         let r = await runSkylift(["watch", "--help"])
         #expect(r.status == 0)
         #expect(r.out == """
-        usage: skylift watch DIR [--to URL] [--token TOKEN] [--settle SECONDS] [--max-wait SECONDS] [--ignore GLOB]... [--jobs N] [--state DIR] [--part-size SIZE] [--json] [--mirror-deletes] [--s3-endpoint URL] [--s3-addressing MODE]
+        usage: skylift watch DIR [--to URL] [--token TOKEN | --token-file FILE] [--settle SECONDS] [--max-wait SECONDS] [--ignore GLOB]... [--jobs N] [--state DIR] [--part-size SIZE] [--json] [--mirror-deletes] [--s3-endpoint URL] [--s3-addressing MODE]
 
         Watch DIR (recursively) and upload each file once it has been quiet for --settle seconds
         and two checks of its size, mtime and inode agree; DIR/a/b.jpg goes to URL/a/b.jpg.
@@ -114,6 +114,7 @@ final class RequestLog: Sendable {
         options:
           --to URL              destination folder (tus, WebDAV or s3://bucket/prefix/); default: the embedded cloud
           --token TOKEN         bearer token for --to (default: $SKYLIFT_TOKEN)
+          --token-file FILE     read the bearer token for --to from FILE
           --settle SECONDS      quiet time before a file is uploaded (default: 2)
           --max-wait SECONDS    upload a file that never stops changing after this long (default: 60)
           --ignore GLOB         also ignore matching names (or paths, if GLOB has a /) (repeatable)
