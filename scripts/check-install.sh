@@ -7,7 +7,7 @@
 # Out of reach: as root, every check runs in a private mount namespace with an empty tmpfs over the toolchain
 # (`unshare --mount`), so nothing can be loaded from it; otherwise (no root) with PATH, LD_LIBRARY_PATH and the
 # rest of the environment scrubbed. Either way `ldd` must show no library under the toolchain and none missing.
-# Run by scripts/test.sh after the test suite. The release build shares .build with `swift build -c release`.
+# Run by scripts/test.sh after the test suite; the release build lives in .build/static (see install.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

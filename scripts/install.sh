@@ -12,13 +12,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PREFIX=${1:-$HOME/.local}
 case "$PREFIX" in /*) ;; *) PREFIX="$PWD/$PREFIX" ;; esac
-RUNTIME_PKGS=(libc6 libgcc-s1 libstdc++6 libmicrohttpd12 libsqlite3-0 libssl3 libcurl4 libxml2 zlib1g)
+RUNTIME_PKGS=(libc6 libgcc-s1 libstdc++6 libmicrohttpd12 libsqlite3-0 libssl3 libcurl4 libxml2)
 
 # binutils: readelf, to list the libraries the binary names.
 scripts/deps.sh binutils "${RUNTIME_PKGS[@]}"
 TOOLCHAIN=$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")
-swift build -c release --static-swift-stdlib --product skylift >&2
-BUILT="$(swift build -c release --static-swift-stdlib --show-bin-path)/skylift"
+# Its own build folder: the static binary never overwrites the dynamic .build/release/skylift (scripts/run.sh),
+# and a second install only rebuilds what changed.
+BUILD=(swift build -c release --static-swift-stdlib --scratch-path .build/static)
+"${BUILD[@]}" --product skylift >&2
+BUILT="$("${BUILD[@]}" --show-bin-path)/skylift"
 
 # Every library the binary loads (ldd: the whole tree) must resolve outside the toolchain, and each one it
 # names itself (NEEDED) must come from a package in RUNTIME_PKGS; apt brings those packages' own dependencies.

@@ -13,3 +13,7 @@ swift build --build-tests
 # Serial: many tests wait on child processes, sockets and settle windows, and on a 2-core machine the
 # cooperative pool has two threads; one test at a time keeps every wait meaningful (~2 minutes in all).
 swift test --skip-build --no-parallel "$@"
+# The installable binary: scripts/install.sh into a scratch prefix (a static release build in .build/static, a few
+# minutes the first time), then --help, --version, serve and an upload with the toolchain hidden. Skipped when
+# arguments (e.g. --filter) narrow the run to some tests.
+if (($# == 0)); then scripts/check-install.sh; fi

@@ -17,13 +17,13 @@ extension CompletionScript {
                 body = """
                     local curcontext="$curcontext" state line
                     _arguments -C -s -S \\
-                        \(lines.joined(separator: " \\\n            ")) \\
+                        \(lines.joined(separator: " \\\n        ")) \\
                         '*::argument:->argument'
                     if [[ $state == argument ]]; then
                         shift \(after - 1) words
                         (( CURRENT -= \(after - 1) ))
                         case $words[1] in
-                            \(handoff.joined(separator: "\n                "))
+                            \(handoff.joined(separator: "\n            "))
                         esac
                     fi
                 """

@@ -4,7 +4,7 @@ import Foundation
 /// at login and restarts it after a failure.
 public enum ServiceCommand: Command {
     /// The commands that can run as a service.
-    static let services: [any Command.Type] = [WatchCommand.self, ServeCommand.self, ProxyCommand.self]
+    static var services: [any Command.Type] { [WatchCommand.self, ServeCommand.self, ProxyCommand.self] }
 
     /// Options whose value is a secret, with the option that reads it from a file instead. A unit file is
     /// readable by the user's other programs and kept in backups, so secrets never go into it.

@@ -45,27 +45,29 @@ struct ServiceUnitBuilder {
         return SystemdUnit(name: name, description: description, command: words, environment: variables())
     }
 
+    /// The XDG base folders and where they are when unset (or not absolute, which the spec says to ignore).
+    static let xdgFolders = [("XDG_CONFIG_HOME", ".config"), ("XDG_DATA_HOME", ".local/share"),
+                             ("XDG_STATE_HOME", ".local/state"), ("XDG_CACHE_HOME", ".cache")]
+
     /// The XDG folders as this shell resolves them, then the non-secret AWS settings that are set.
     func variables() -> [(name: String, value: String)] {
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-        let xdg = [("XDG_CONFIG_HOME", ".config"), ("XDG_DATA_HOME", ".local/share"), ("XDG_STATE_HOME", ".local/state"),
-                   ("XDG_CACHE_HOME", ".cache")]
-        var result = xdg.map { name, fallback in
-            (name: name, value: environment[name].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/" + fallback)
-        }
+        var result = Self.xdgFolders.map { (name: $0.0, value: Self.xdg($0.0, environment)) }
         for name in Self.passedVariables {
             if let value = environment[name], !value.isEmpty { result.append((name: name, value: value)) }
         }
         return result
     }
 
+    /// `$name` when absolute, else its default under `$HOME`.
+    static func xdg(_ name: String, _ environment: [String: String]) -> String {
+        if let value = environment[name], value.hasPrefix("/") { return value }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return home + "/" + (xdgFolders.first { $0.0 == name }?.1 ?? "")
+    }
+
     /// `$XDG_CONFIG_HOME/systemd/user`, else `~/.config/systemd/user`.
     static func unitDirectory(_ environment: [String: String]) -> URL {
-        if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") {
-            return URL(fileURLWithPath: xdg).appendingPathComponent("systemd/user")
-        }
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-        return URL(fileURLWithPath: home).appendingPathComponent(".config/systemd/user")
+        URL(fileURLWithPath: xdg("XDG_CONFIG_HOME", environment)).appendingPathComponent("systemd/user")
     }
 
     /// This binary, by the path the kernel ran it from, so the unit starts the same build.
