@@ -34,7 +34,8 @@ PIP_PKGS=$(sed -nE 's/^PKGS=\((.*)\)$/\1/p' scripts/pip-deps.sh | tr -d '"')
 while read -r name source package; do
     case "$source" in
     debian)
-        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" \
+        # triggers-pending/-awaited: installed, with a trigger (man-db, ldconfig) still to run.
+        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -qE "install ok (installed|triggers-pending|triggers-awaited)" \
             || problems+=("$TABLE: Debian package $package (for $name) is not installed")
         PATH="$SEARCH" command -v "$name" >/dev/null || problems+=("$TABLE: program $name not found after installing $package")
         ;;

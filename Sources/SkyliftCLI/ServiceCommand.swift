@@ -63,10 +63,9 @@ public enum ServiceCommand: Command {
                 throw CommandFailure("\(dir) is not a folder")
             }
         }
-        let invocation = (["skylift", spec.name, action, kind] + arguments.passedThrough).joined(separator: " ")
         let text: String
         do {
-            text = try unit.text(installCommand: invocation)
+            text = try unit.text()
         } catch {
             throw CommandFailure("cannot write a unit: \(error)")
         }

@@ -11,12 +11,12 @@ struct SystemdUnit {
     var environment: [(name: String, value: String)]
 
     /// The unit file. Fails when a value holds a control character, which no unit line can carry.
-    func text(installCommand: String) throws(SystemdUnitError) -> String {
+    func text() throws(SystemdUnitError) -> String {
         for value in [description] + command + environment.map(\.value) where value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) {
             throw .controlCharacter(value.debugDescription)
         }
         var lines = [
-            "# Written by `\(installCommand)`; remove with `skylift service uninstall` and the same arguments.",
+            "# Written by `skylift service install`; remove it with `skylift service uninstall` and the same arguments.",
             "[Unit]",
             "Description=\(Self.specifiersEscaped(description))",
             "",

@@ -153,12 +153,16 @@ func execStartWords(_ unit: String) throws -> [String] {
             (["install", "serve", "--bogus"], 2, "skylift serve: unknown option '--bogus' (see 'skylift serve --help')\n"),
             (["install", "watch", "missing"], 1, "skylift service: \(home.root.path)/missing is not a folder\n"),
             (["uninstall", "serve"], 1, "skylift service: no unit skylift-serve.service in \(home.units.path)\n"),
+            // A newline would start a line of its own in the unit.
+            (["install", "serve", "--root", "x\nExecStartPre=/bin/false"], 1, "skylift service: cannot write a unit: "
+                + "\("\(home.root.path)/x\nExecStartPre=/bin/false".debugDescription) holds a control character, which a systemd unit cannot carry\n"),
         ]
         for (arguments, status, message) in cases {
             let r = try home.service(arguments)
             #expect(r.status == status, "\(arguments)")
             #expect(r.err == message, "\(arguments)")
         }
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: home.units.path)) == nil)
     }
 
     @Test func pathEscapingMatchesSystemdEscape() throws {
