@@ -1,66 +1,60 @@
 import Foundation
 import PackagePlugin
 
-/// Embeds the git commit the tool is built from (for `skylift --version`) without needing git: reads
-/// `.git/HEAD` and the ref it names (loose or packed; linked worktrees too). SwiftPM evaluates build-tool
-/// plugins on every build and reruns a command when its arguments change, so the stamp follows each commit
-/// and costs nothing when HEAD has not moved. Outside a git checkout the commit is "unknown".
+/// Embeds the git commit the tool is built from (for `skylift --version`) without needing git.
+///
+/// SwiftPM reuses its build plan while no source changes, so the commit cannot travel as an argument: the
+/// command names the repository's files instead (HEAD, the branch's ref, packed-refs) as inputs, and the
+/// build reruns `CommitStampTool` (which reads them) whenever a commit or checkout rewrites one. Outside a git
+/// checkout the commit is "unknown".
 @main struct CommitStamp: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
-        let commit = GitHead(packageDirectory: context.package.directoryURL).shortCommit ?? "unknown"
         let output = context.pluginWorkDirectoryURL.appendingPathComponent("CommitStamp.swift")
-        return [.buildCommand(displayName: "Stamping commit \(commit)",
-                              executable: try context.tool(named: "CommitStampTool").url,
-                              arguments: [commit, output.path],
-                              outputFiles: [output])]
+        let tool = try context.tool(named: "CommitStampTool").url
+        guard let git = GitFolders(packageDirectory: context.package.directoryURL) else {
+            return [.buildCommand(displayName: "Stamping commit (not a git checkout)", executable: tool,
+                                  arguments: ["-", "-", output.path], outputFiles: [output])]
+        }
+        return [.buildCommand(displayName: "Stamping git commit", executable: tool,
+                              arguments: [git.gitDirectory.path, git.commonDirectory.path, output.path],
+                              inputFiles: git.watchedFiles, outputFiles: [output])]
     }
 }
 
-/// The commit HEAD points at, read from the repository's files.
-struct GitHead {
-    var packageDirectory: URL
+/// Where a checkout keeps HEAD and its branches: `.git` is a folder, or in a linked worktree a file saying
+/// `gitdir: <path>`, whose `commondir` names the main repository's git folder.
+struct GitFolders {
+    var gitDirectory: URL
+    var commonDirectory: URL
 
-    var shortCommit: String? {
-        guard let gitDirectory, let head = read(gitDirectory.appendingPathComponent("HEAD")) else { return nil }
-        let commit: String?
-        if head.hasPrefix("ref: ") {
-            let ref = String(head.dropFirst(5))
-            commit = read(gitDirectory.appendingPathComponent(ref))
-                ?? read(commonDirectory(gitDirectory).appendingPathComponent(ref))
-                ?? packedRef(ref, in: commonDirectory(gitDirectory))
-        } else {
-            commit = head
-        }
-        guard let commit, [40, 64].contains(commit.count), commit.allSatisfy(\.isHexDigit) else { return nil }
-        return String(commit.prefix(7))
-    }
-
-    /// `.git` is a folder, or in a linked worktree a file saying `gitdir: <path>`.
-    private var gitDirectory: URL? {
+    init?(packageDirectory: URL) {
         let dotGit = packageDirectory.appendingPathComponent(".git")
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: dotGit.path, isDirectory: &isDirectory) else { return nil }
-        if isDirectory.boolValue { return dotGit }
-        guard let line = read(dotGit), line.hasPrefix("gitdir: ") else { return nil }
-        return URL(fileURLWithPath: String(line.dropFirst(8)), relativeTo: packageDirectory.appendingPathComponent("x")).standardizedFileURL
-    }
-
-    /// Where branches live: a linked worktree's `commondir` names the main repository's git folder.
-    private func commonDirectory(_ gitDirectory: URL) -> URL {
-        guard let relative = read(gitDirectory.appendingPathComponent("commondir")) else { return gitDirectory }
-        return URL(fileURLWithPath: relative, relativeTo: gitDirectory.appendingPathComponent("x")).standardizedFileURL
-    }
-
-    private func packedRef(_ ref: String, in directory: URL) -> String? {
-        guard let text = read(directory.appendingPathComponent("packed-refs")) else { return nil }
-        for line in text.split(separator: "\n") where line.hasSuffix(" " + ref) {
-            return String(line.prefix { $0 != " " })
+        if isDirectory.boolValue {
+            gitDirectory = dotGit
+        } else {
+            guard let line = Self.read(dotGit), line.hasPrefix("gitdir: ") else { return nil }
+            gitDirectory = URL(fileURLWithPath: String(line.dropFirst(8)), relativeTo: packageDirectory.appendingPathComponent("x"))
+                .standardizedFileURL
         }
-        return nil
+        let git = gitDirectory
+        commonDirectory = Self.read(git.appendingPathComponent("commondir")).map {
+            URL(fileURLWithPath: $0, relativeTo: git.appendingPathComponent("x")).standardizedFileURL
+        } ?? git
     }
 
-    private func read(_ file: URL) -> String? {
-        guard let data = FileManager.default.contents(atPath: file.path), data.count < 1 << 20 else { return nil }
+    /// The files a commit or checkout rewrites: HEAD, the branch HEAD names, packed-refs (those that exist).
+    var watchedFiles: [URL] {
+        var files = [gitDirectory.appendingPathComponent("HEAD"), commonDirectory.appendingPathComponent("packed-refs")]
+        if let head = Self.read(files[0]), head.hasPrefix("ref: ") {
+            files.append(commonDirectory.appendingPathComponent(String(head.dropFirst(5))))
+        }
+        return files.filter { FileManager.default.fileExists(atPath: $0.path) }
+    }
+
+    static func read(_ file: URL) -> String? {
+        guard let data = FileManager.default.contents(atPath: file.path), data.count < 1 << 16 else { return nil }
         return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }
