@@ -19,7 +19,8 @@ public enum ServiceCommand: Command {
         that runs `skylift watch|serve|proxy ARGS...` with Restart=on-failure and this shell's XDG
         folders, then print the systemctl line that starts it now and at every login. ARGS are
         checked as the command checks them; paths become absolute. Secrets never go into the
-        unit: --token is refused (use --token-file). Units are named skylift-serve.service,
+        unit: --token and --header are refused (use --token-file, --header-file), and tokens or
+        AWS keys in the environment are not copied. Units are named skylift-serve.service,
         skylift-proxy.service and skylift-watch-<DIR escaped as by systemd-escape --path>.service.
         `service uninstall` with the same arguments removes the unit.
         """,
