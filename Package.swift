@@ -48,24 +48,29 @@ let package = Package(
             "SkyliftCore", "StorageServer", "BlobStream", "Remotes", "Uploads",
             "RangeCache", "StreamProxy", "FolderWatch", "AutoUpload",
         ]),
-        .executableTarget(name: "skylift", dependencies: ["SkyliftCLI"]),
+        // `skylift --version` names the commit: the plugin reads .git (no git needed) and stamps it in.
+        .executableTarget(name: "CommitStampTool"),
+        .plugin(name: "CommitStamp", capability: .buildTool(), dependencies: ["CommitStampTool"]),
+        .executableTarget(name: "skylift", dependencies: ["SkyliftCLI"], plugins: ["CommitStamp"]),
         .executableTarget(name: "BlobStreamBench", dependencies: ["BlobStream", "HTTPClient", "HTTPServer"], path: "bench/blobstream/BlobStreamBench"),
 
         // Probes for attack tests (a file that must not be opened, a listener that must not be contacted).
         .target(name: "TestProbes", path: "Tests/TestProbes"),
+        // Test support: the one way tests find programs (curl, nginx, python3 …), listed in scripts/test-programs.txt.
+        .target(name: "TestPrograms", path: "Tests/TestPrograms"),
         .testTarget(name: "SkyliftCoreTests", dependencies: ["SkyliftCore", "TestProbes"]),
         .testTarget(name: "HashingTests", dependencies: ["Hashing"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
-        .testTarget(name: "StorageServerTests", dependencies: ["StorageServer", "Hashing"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestPrograms"]),
+        .testTarget(name: "StorageServerTests", dependencies: ["StorageServer", "Hashing", "TestPrograms"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer", "Hashing"]),
         .testTarget(name: "BlobStreamTests", dependencies: ["BlobStream", "StorageServer"]),
-        .testTarget(name: "RemotesTests", dependencies: ["Remotes", "StorageServer", "Uploads", "RangeCache", "TestProbes"]),
-        .testTarget(name: "UploadsTests", dependencies: ["Uploads", "StorageServer"]),
+        .testTarget(name: "RemotesTests", dependencies: ["Remotes", "StorageServer", "Uploads", "RangeCache", "TestProbes", "TestPrograms"]),
+        .testTarget(name: "UploadsTests", dependencies: ["Uploads", "StorageServer", "TestPrograms"]),
         .testTarget(name: "RangeCacheTests", dependencies: ["RangeCache", "StorageServer"]),
-        .testTarget(name: "StreamProxyTests", dependencies: ["StreamProxy", "StorageServer"]),
+        .testTarget(name: "StreamProxyTests", dependencies: ["StreamProxy", "StorageServer", "TestPrograms"]),
         .testTarget(name: "FolderWatchTests", dependencies: ["FolderWatch"]),
         .testTarget(name: "AutoUploadTests", dependencies: ["AutoUpload", "StorageServer"]),
-        .testTarget(name: "SkyliftCLITests", dependencies: ["SkyliftCLI", "TestProbes"]),
+        .testTarget(name: "SkyliftCLITests", dependencies: ["SkyliftCLI", "TestProbes", "TestPrograms"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -21,6 +21,7 @@ public enum CopyCommand: Command {
             OptionSpec("--cancel", help: "abort the unfinished copy of SOURCE to DEST instead of copying"),
         ] + TransferSettings.optionSpecs,
         positionals: 2...2,
+        positionalCompletions: [.files, .none],
         examples: [
             "skylift copy https://media.example/raw/clip.mp4 http://127.0.0.1:8421/dav/archive/ --source-header 'Authorization: Bearer ...'",
             "skylift copy ./clip.mp4 http://127.0.0.1:8421/dav/archive/",

@@ -27,6 +27,7 @@ public enum UploadCommand: Command {
             OptionSpec("--cancel", help: "abort the unfinished uploads of FILE... to --to instead of uploading"),
         ] + TransferSettings.optionSpecs,
         positionals: 1...Int.max,
+        positionalCompletions: [.files],
         examples: [
             "skylift upload clip.mp4 --to http://127.0.0.1:8421/dav/photos/ --token \"$TOKEN\"",
             "SKYLIFT_TOKEN=... skylift upload *.mov --to https://cloud.example/files/ --jobs 4 --json",

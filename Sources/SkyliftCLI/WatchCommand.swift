@@ -39,6 +39,7 @@ public enum WatchCommand: Command {
             OptionSpec("--mirror-deletes", help: "delete the remote copy when a file is deleted"),
         ] + S3Settings.optionSpecs,
         positionals: 1...1,
+        positionalCompletions: [.directories],
         examples: [
             "skylift watch ~/Pictures",
             "skylift watch /srv/camera --to https://cloud.example/dav/camera/ --token \"$TOKEN\" --settle 5",
@@ -52,6 +53,7 @@ public enum WatchCommand: Command {
             throw CommandFailure("\(dir.path) does not exist")
         }
         guard isDirectory.boolValue else { throw CommandFailure("\(dir.path) is not a directory") }
+        try arguments.exclusive(["--token", "--token-file"])
         let settle = try arguments.seconds("--settle", in: 0...86_400) ?? 2
         let maxWait = try arguments.seconds("--max-wait", in: 0...31_536_000) ?? 60
         let jobs = try arguments.integer("--jobs", in: 1...64) ?? 2

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import Testing
+import TestPrograms
 
 /// Echo-style handler exercising each body kind and both head decisions.
 final class ProbeHandler: HTTPHandler {
@@ -47,7 +48,7 @@ final class ProbeHandler: HTTPHandler {
 
 func curl(_ args: [String]) throws -> (out: Data, code: Int32) {
     let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+    p.executableURL = try TestPrograms.path("curl")
     p.arguments = ["-s"] + args
     let pipe = Pipe()
     p.standardOutput = pipe

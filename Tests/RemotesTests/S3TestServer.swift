@@ -2,6 +2,7 @@ import Foundation
 import HTTPClient
 @testable import Remotes
 import SkyliftCore
+import TestPrograms
 
 /// The S3 endpoint the S3 tests talk to: moto in server mode on a free loopback port, started on first use
 /// and gone when the test process exits; or, with `SKYLIFT_S3_TEST_ENDPOINT` set, that endpoint with
@@ -49,8 +50,8 @@ final class S3TestServer: Sendable {
         // ends. Verifying: moto checks every request's SigV4 signature, so a signing mistake fails the tests.
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../scripts/moto-s3.py").standardizedFileURL
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path, verifying ? "verifying" : "lenient"]
+        process.executableURL = try TestPrograms.python("moto", "boto3", "flask_cors")
+        process.arguments = [script.path, verifying ? "verifying" : "lenient"]
         let input = Pipe(), output = Pipe()
         process.standardInput = input
         process.standardOutput = output

@@ -24,12 +24,14 @@ func runSkylift(_ arguments: [String], environment: [String: String] = [:]) asyn
         Skylift moves large media between devices and cloud storage.
 
         commands:
-          serve   serve a folder as the embedded cloud (WebDAV, tus, ranged GET)
-          proxy   play cloud media in any player through a local caching proxy
-          upload  upload files to a cloud folder, resumably (tus, WebDAV or S3)
-          copy    stream a file, an http(s) or an s3:// object into a cloud folder, with no local copy
-          watch   upload every file of a folder once it has stopped changing
-          status  show the watch queue: counts per state, uploads in flight, last errors
+          serve        serve a folder as the embedded cloud (WebDAV, tus, ranged GET)
+          proxy        play cloud media in any player through a local caching proxy
+          upload       upload files to a cloud folder, resumably (tus, WebDAV or S3)
+          copy         stream a file, an http(s) or an s3:// object into a cloud folder, with no local copy
+          watch        upload every file of a folder once it has stopped changing
+          status       show the watch queue: counts per state, uploads in flight, last errors
+          service      install or remove a systemd user service running watch, serve or proxy
+          completions  print shell completion for bash, zsh or fish
 
         Run 'skylift <command> --help' for a command's options.
 
@@ -71,6 +73,51 @@ func runSkylift(_ arguments: [String], environment: [String: String] = [:]) asyn
             #expect(r.status == 0)
             #expect(r.out == expected)
         }
+    }
+
+    @Test func serviceAndCompletionsHelp() async {
+        let service = await runSkylift(["service", "--help"])
+        #expect(service.status == 0)
+        #expect(service.out == """
+        usage: skylift service install|uninstall watch|serve|proxy [ARGS...]
+
+        Write a systemd user unit (in $XDG_CONFIG_HOME/systemd/user, else ~/.config/systemd/user)
+        that runs `skylift watch|serve|proxy ARGS...` with Restart=on-failure and this shell's XDG
+        folders, then print the systemctl line that starts it now and at every login. ARGS are
+        checked as the command checks them; paths become absolute. Secrets never go into the
+        unit: --token and --header are refused (use --token-file, --header-file), and tokens or
+        AWS keys in the environment are not copied. Units are named skylift-serve.service,
+        skylift-proxy.service and skylift-watch-<DIR escaped as by systemd-escape --path>.service.
+        `service uninstall` with the same arguments removes the unit.
+
+        options:
+          --help      show this help and exit
+
+        examples:
+          skylift service install watch ~/Pictures --settle 5
+          skylift service install serve --root ~/media --token-file ~/.config/skylift/token
+          skylift service uninstall watch ~/Pictures
+
+        """)
+        // `service install KIND --help` is the service's help too: KIND's arguments are not run.
+        #expect(await runSkylift(["service", "install", "watch", "--help"]).out == service.out)
+        let completions = await runSkylift(["completions", "--help"])
+        #expect(completions.status == 0)
+        #expect(completions.out == """
+        usage: skylift completions bash|zsh|fish
+
+        Print a completion script for the shell, generated from the same option lists as --help:
+        commands, every option, folders for DIR, files for FILE, and fixed choices.
+
+        options:
+          --help      show this help and exit
+
+        examples:
+          skylift completions bash > ~/.local/share/bash-completion/completions/skylift
+          skylift completions zsh > ~/.zfunc/_skylift     # with fpath+=(~/.zfunc) before compinit
+          skylift completions fish > ~/.config/fish/completions/skylift.fish
+
+        """)
     }
 
     @Test func usageErrorsNameTheFlagAndExit2() async {

@@ -2,6 +2,7 @@ import Foundation
 import HTTPClient
 import Remotes
 import SkyliftCore
+import TestPrograms
 
 /// The S3 service the CLI's S3 tests use: moto in server mode on a free loopback port, with signature
 /// checking on (an IAM user and key are made first), started once per test process and gone when it exits;
@@ -28,8 +29,8 @@ final class S3Endpoint: Sendable {
         // scripts/moto-s3.py; moto exits when its stdin closes.
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../scripts/moto-s3.py").standardizedFileURL
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path, verifying ? "verifying" : "lenient"]
+        process.executableURL = try TestPrograms.python("moto", "boto3", "flask_cors")
+        process.arguments = [script.path, verifying ? "verifying" : "lenient"]
         let output = Pipe()
         process.standardInput = Pipe()
         process.standardOutput = output

@@ -13,7 +13,7 @@ final class WatchProcess {
     private var pending = Data()
 
     init(_ arguments: [String], environment: [String: String] = ["PATH": "/usr/bin:/bin"], umask: String? = nil) throws {
-        (process.executableURL, process.arguments) = skyliftInvocation(["watch"] + arguments, umask: umask)
+        (process.executableURL, process.arguments) = try skyliftInvocation(["watch"] + arguments, umask: umask)
         process.environment = environment
         process.standardOutput = stdout
         process.standardError = stderr
