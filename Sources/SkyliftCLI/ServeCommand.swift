@@ -87,6 +87,12 @@ public enum ServeCommand: Command {
         } else {
             context.output.line("  auth:  none (--no-auth)")
         }
+        // The browser sign-in link (as Jupyter prints one) only where the token itself is shown.
+        if let token, !tokenNote.isEmpty {
+            context.output.line("  open:  \(server.baseURL)/?token=\(token)")
+        } else {
+            context.output.line("  open:  \(server.baseURL)/")
+        }
         let signal = await shutdown.wait()
         context.errors.line("skylift: signal \(signal), stopping")
         server.stop()

@@ -15,8 +15,14 @@ struct Auth: Sendable {
     var isEnabled: Bool { expected != nil }
 
     func allows(_ headers: HTTPHeaders) -> Bool {
-        guard let expected else { return true }
+        guard expected != nil else { return true }
         guard let value = headers["Authorization"], let presented = Self.presentedToken(value) else { return false }
+        return allows(token: presented)
+    }
+
+    /// True when `presented` is the token (or no token is required).
+    func allows(token presented: [UInt8]) -> Bool {
+        guard let expected else { return true }
         // Comparing fixed-size digests hides the token's length and the position of the first difference.
         let digest = Digest.hash(.sha256, presented)
         var difference: UInt8 = 0

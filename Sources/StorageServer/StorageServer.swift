@@ -13,7 +13,7 @@ public final class StorageServer: Sendable {
     /// Throws ``StorageServerError`` when the root is unusable.
     public init(configuration: StorageConfiguration, host: String = "127.0.0.1", port: UInt16 = 0) throws {
         let store = try Store(root: configuration.root)
-        router = StorageRouter(configuration: configuration, store: store)
+        router = try StorageRouter(configuration: configuration, store: store)
         http = HTTPServer(configuration: .init(host: host, port: port, connectionLimit: configuration.connectionLimit,
                                                idleTimeout: configuration.idleTimeout,
                                                accessLog: configuration.accessLog),
