@@ -4,8 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Peers the tests talk to: curl (HTTP client), litmus (WebDAV suite), rclone (WebDAV client).
-# ffmpeg: a real player decoding through `skylift proxy`.
-scripts/deps.sh curl litmus rclone ffmpeg
+# ffmpeg: a real player decoding through `skylift proxy`. chromium + chromium-driver: the web app in a real browser.
+scripts/deps.sh curl litmus rclone ffmpeg chromium chromium-driver unzip
 scripts/pip-deps.sh
 swift build --build-tests
 # Serial: many tests wait on child processes, sockets and settle windows, and on a 2-core machine the

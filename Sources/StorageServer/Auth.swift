@@ -46,11 +46,15 @@ struct Auth: Sendable {
         }
     }
 
-    /// The 401 answer, inviting both schemes.
-    static func challenge() -> HTTPResponse {
+    /// The 401 answer, inviting both schemes. A browser's scripted or embedded request (`Sec-Fetch-Mode` other
+    /// than `navigate`: the web app's fetches, its `<video>` and `<img>`) is not offered Basic, which would pop
+    /// the browser's password dialog over the app; the app shows its own sign-in page instead.
+    static func challenge(_ headers: HTTPHeaders = [:]) -> HTTPResponse {
         var h = HTTPHeaders()
         h.add("WWW-Authenticate", "Bearer realm=\"skylift\"")
-        h.add("WWW-Authenticate", "Basic realm=\"skylift\", charset=\"UTF-8\"")
+        if (headers["Sec-Fetch-Mode"].map { $0 == "navigate" } ?? true) {
+            h.add("WWW-Authenticate", "Basic realm=\"skylift\", charset=\"UTF-8\"")
+        }
         return .text(401, "authentication required", headers: h)
     }
 }

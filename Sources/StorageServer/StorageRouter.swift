@@ -23,7 +23,7 @@ final class StorageRouter: HTTPHandler {
 
     func head(_ request: HTTPRequest) -> HTTPHeadDecision {
         if let answer = web.handle(request) { return answer }
-        guard auth.allows(request.headers) || cookieAllows(request) else { return .respond(Auth.challenge()) }
+        guard auth.allows(request.headers) || cookieAllows(request) else { return .respond(Auth.challenge(request.headers)) }
         let path = request.path
         if path == "/uploads" || path.hasPrefix("/uploads/") { return tus.handle(request) }
         if request.method == "OPTIONS" && (path == "*" || path == "/") { return .respond(options()) }
