@@ -9,7 +9,6 @@ extension StorageRouter {
     static let cookieMethods: Set<String> = ["GET", "HEAD", "POST", "PATCH", "DELETE", "MKCOL", "MOVE"]
 
     static func makeWebApp(store: Store, auth: Auth) throws -> WebApp {
-        guard auth.isEnabled else { return WebApp(sessions: nil, checkToken: nil) }
         let state: WebState
         let secret: [UInt8]
         do {
@@ -18,7 +17,9 @@ extension StorageRouter {
         } catch let e as WebStateError {
             throw StorageServerError.cannotCreateState(path: e.path, errno: e.errno)
         }
-        return WebApp(sessions: Sessions(state: state, secret: secret), checkToken: { auth.allows(token: $0) })
+        let shares = Shares(state: state, secret: secret)
+        guard auth.isEnabled else { return WebApp(sessions: nil, shares: shares, checkToken: nil) }
+        return WebApp(sessions: Sessions(state: state, secret: secret), shares: shares, checkToken: { auth.allows(token: $0) })
     }
 
     /// True when the request rides on a live session cookie and is one the app makes; a request that

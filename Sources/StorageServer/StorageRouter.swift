@@ -23,9 +23,12 @@ final class StorageRouter: HTTPHandler {
 
     func head(_ request: HTTPRequest) -> HTTPHeadDecision {
         if let answer = web.handle(request) { return answer }
+        // A share link is its own credential and reaches only what it names (see StorageRouter+Shares).
+        if request.path.hasPrefix("/s/") { return .respond(shared(request)) }
         guard auth.allows(request.headers) || cookieAllows(request) else { return .respond(Auth.challenge(request.headers)) }
         let path = request.path
         if path == "/uploads" || path.hasPrefix("/uploads/") { return tus.handle(request) }
+        if path == "/api/share" { return shareRequest(request) }
         if request.method == "OPTIONS" && (path == "*" || path == "/") { return .respond(options()) }
         let target: StoragePath
         switch store.resolver.resolve(rawPath: path) {

@@ -9,14 +9,17 @@ import SkyliftCore
 /// clean URL; `/` without a session shows a form that posts the token to `signin`. `signout` ends the session.
 public final class WebApp: Sendable {
     public let sessions: Sessions?
+    /// Read-only share links; nil when the state folder is unusable.
+    public let shares: Shares?
     /// Checks a presented token against the server's; nil when the server runs without auth.
     private let checkToken: (@Sendable ([UInt8]) -> Bool)?
     /// Cookies get `Secure` when the server speaks TLS.
     private let secure: Bool
 
     /// `sessions` nil and `checkToken` nil: no auth, the app opens for everyone.
-    public init(sessions: Sessions?, checkToken: (@Sendable ([UInt8]) -> Bool)?, secure: Bool = false) {
+    public init(sessions: Sessions?, shares: Shares?, checkToken: (@Sendable ([UInt8]) -> Bool)?, secure: Bool = false) {
         self.sessions = sessions
+        self.shares = shares
         self.checkToken = checkToken
         self.secure = secure
     }

@@ -3,7 +3,8 @@ import Testing
 
 /// The web app in a real headless Chromium (Debian `chromium` + `chromium-driver`, `selenium` from PyPI), driven
 /// by Tests/WebAppTests/browser/app_test.py against the real `skylift serve`: sign-in, browse, upload,
-/// resume after a reload, video with seeking, image viewer, new folder/rename/move/delete, sign-out.
+/// resume after a reload, video with seeking, image viewer, new folder/rename/move/delete, share links opened
+/// in a fresh browser with no cookie, sign-out.
 @Suite struct WebAppBrowserTests {
     static let scripts = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../WebAppTests/browser").standardized
@@ -32,7 +33,7 @@ import Testing
                                                                    server.url, root.path], environment: environment)
         #expect(status == 0, "\(output)")
         for step in ["sign in", "list, open a folder", "upload through the file input", "reload mid-upload resumed",
-                     "video plays", "image viewer", "new folder, rename, move, delete", "sign out"] {
+                     "video plays", "image viewer", "new folder, rename, move, delete", "share links", "sign out"] {
             #expect(output.contains("ok " + step), "missing step \(step): \(output)")
         }
         let log = server.stop()

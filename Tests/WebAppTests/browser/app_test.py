@@ -12,7 +12,7 @@ import tempfile
 import time
 
 from selenium import webdriver
-from selenium.common.exceptions import StaleElementReferenceException
+from selenium.common.exceptions import NoAlertPresentException, StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -190,7 +190,7 @@ def viewer(d):
 
 
 def answer_prompt(d, text):
-    alert = WebDriverWait(d, 10).until(lambda d: d.switch_to.alert)
+    alert = WebDriverWait(d, 10, ignored_exceptions=(NoAlertPresentException,)).until(lambda d: d.switch_to.alert)
     if text is not None:
         alert.send_keys(text)
     alert.accept()
@@ -208,9 +208,7 @@ def manage(d):
     if not os.path.exists(os.path.join(ROOT, "renamed #? %.txt")) or os.path.exists(os.path.join(ROOT, "a #%? b.txt")):
         fail("rename not on disk")
     row(d, "renamed #? %.txt").find_element(By.XPATH, ".//button[text()='Move']").click()
-    alert = WebDriverWait(d, 10).until(lambda d: d.switch_to.alert)
-    alert.send_keys("/sub dir #1")
-    alert.accept()
+    answer_prompt(d, "/sub dir #1")
     wait(d, "moved row gone", lambda d: not row(d, "renamed #? %.txt"))
     if not os.path.exists(os.path.join(ROOT, "sub dir #1", "renamed #? %.txt")):
         fail("move not on disk")
@@ -225,6 +223,55 @@ def manage(d):
     if os.path.exists(os.path.join(ROOT, "fresh % folder")):
         fail("delete not on disk")
     ok("new folder, rename, move, delete (confirmed)")
+
+
+def share_link(d, name):
+    row(d, name).find_element(By.XPATH, ".//button[text()='Share']").click()
+    answer_prompt(d, "2")
+    answer_prompt(d, None)
+    wait(d, "share link", lambda d: status(d).startswith("Share link: "))
+    return status(d)[len("Share link: "):]
+
+
+def shares(d):
+    folder_link = share_link(d, "sub dir #1")
+    video_link = share_link(d, "clip.mp4")
+    fresh = browser()
+    try:
+        if fresh.get_cookies():
+            fail("the fresh browser has cookies")
+        fresh.get(folder_link)
+        wait(fresh, "shared folder listed", lambda f: row(f, "inner?.txt"))
+        if any(b.is_displayed() for b in fresh.find_elements(By.CSS_SELECTOR, "#new-folder, #pick-files, #signout button")):
+            fail("the shared folder page offers writes")
+        if fresh.find_elements(By.XPATH, "//button[text()='Delete']"):
+            fail("the shared folder page offers delete")
+        text = fresh.execute_async_script("fetch('inner%3F.txt').then(r => r.text()).then(arguments[0])")
+        if text != "inner\n":
+            fail(f"shared file read {text!r}")
+        for probe in ("../../dav/?list", "../../dav/clip.mp4", "../../"):
+            got = fresh.execute_async_script("fetch(arguments[0]).then(r => arguments[1](r.status + ' ' + r.url))", probe)
+            if not (got.startswith("401") or (probe == "../../" and "token" in fresh.execute_async_script(
+                    "fetch('../../').then(r => r.text()).then(arguments[0])"))):
+                fail(f"a share link reached {probe}: {got}")
+        put = fresh.execute_async_script("fetch('x.txt', {method: 'PUT', body: 'x'}).then(r => arguments[0](r.status))")
+        if put != 405 or os.path.exists(os.path.join(ROOT, "sub dir #1", "x.txt")):
+            fail(f"a share link wrote: {put}")
+        # A <video> pointing at the file's link, on a page of the server the fresh browser holds no cookie for.
+        fresh.execute_script("""
+            const v = document.createElement('video'); v.id = 'shared'; v.muted = true; v.src = arguments[0];
+            document.body.append(v);""", video_link)
+        result = fresh.execute_async_script("""
+            const done = arguments[arguments.length - 1];
+            const v = document.getElementById('shared');
+            const timer = setTimeout(() => done('timeout: readyState ' + v.readyState + ' error ' + (v.error && v.error.code)), 25000);
+            const go = () => { v.addEventListener('seeked', () => { v.addEventListener('ended', () => { clearTimeout(timer); done('ended'); }, { once: true }); v.play(); }, { once: true }); v.currentTime = v.duration - 1; };
+            if (v.readyState >= 1) go(); else v.addEventListener('loadedmetadata', go, { once: true });""")
+        if result != "ended":
+            fail("shared video: " + result)
+    finally:
+        fresh.quit()
+    ok("share links: folder read-only in a fresh browser with no cookie, nothing else reachable; shared video plays and seeks")
 
 
 def sign_out(d):
@@ -246,6 +293,7 @@ def main():
         play(d)
         viewer(d)
         manage(d)
+        shares(d)
         sign_out(d)
     finally:
         d.quit()
