@@ -37,7 +37,7 @@ body[data-mode="share"] .write { display: none !important; }
 main { flex: 1; display: flex; flex-direction: column; min-height: 0; padding: 0 14px 14px; position: relative; }
 #status { min-height: 1.4em; margin: 6px 0; color: var(--muted); }
 #table { flex: 1; display: flex; flex-direction: column; min-height: 200px; border: 1px solid var(--line); border-radius: 8px; }
-.row { display: grid; grid-template-columns: minmax(0, 1fr) 90px 150px 130px 250px; align-items: center; gap: 8px;
+.row { display: grid; grid-template-columns: minmax(0, 1fr) 80px 140px 120px 250px; align-items: center; gap: 8px;
        height: var(--row); padding: 0 10px; border-bottom: 1px solid #eef1f5; }
 .row.head { background: #f6f8fa; border-bottom: 1px solid var(--line); border-radius: 8px 8px 0 0; }
 .row.head button { border: 0; background: none; text-align: left; font-weight: 600; padding: 4px 2px; }
@@ -52,20 +52,27 @@ main { flex: 1; display: flex; flex-direction: column; min-height: 0; padding: 0
 .c-name .icon { width: 32px; height: 32px; flex: none; display: flex; align-items: center; justify-content: center;
                 border-radius: 4px; background: #eef1f5; font-size: 18px; overflow: hidden; }
 .c-name .icon img { width: 32px; height: 32px; object-fit: cover; }
-.c-size, .c-date, .c-type { color: var(--muted); font-variant-numeric: tabular-nums; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.c-name .icon svg { width: 22px; height: 22px; }
+.shape path { fill: #8a97a8; stroke: none; }
+.shape.folder path { fill: #e3b341; }
+.shape.video path { fill: #6f42c1; }
+.shape.audio path { fill: #1f883d; }
+.shape.file path { fill: none; stroke: #6b7789; stroke-width: 1.6; stroke-linejoin: round; }
+button:disabled { opacity: .4; cursor: default; }
+.c-size, .c-date, .c-type { font-size: 14px; color: var(--muted); font-variant-numeric: tabular-nums; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .c-act { display: flex; gap: 4px; justify-content: flex-end; }
 .c-act button { padding: 3px 8px; font-size: 13px; }
 #uploads { margin-top: 10px; }
 #uploads h2 { font-size: 15px; margin: 0 0 4px; }
 #uploads progress { width: 100%; }
 #upload-list { list-style: none; margin: 0; padding: 0; max-height: 30vh; overflow-y: auto; }
-#upload-list li { display: grid; grid-template-columns: minmax(0, 1fr) 140px; gap: 8px; font-size: 13px; padding: 2px 0; }
+#upload-list li { display: grid; grid-template-columns: minmax(0, 1fr) 140px minmax(0, 200px); gap: 8px; font-size: 13px; padding: 2px 0; }
 #upload-list li span { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 #upload-list li progress { width: 100%; }
 #drop { position: fixed; inset: 0; background: rgba(31, 111, 235, .15); border: 4px dashed var(--accent);
         display: flex; align-items: center; justify-content: center; font-size: 22px; font-weight: 600; z-index: 5; }
 #drop[hidden], #viewer[hidden], #uploads[hidden] { display: none; }
-#viewer { position: fixed; inset: 0; background: rgba(10, 12, 16, .94); z-index: 10; display: flex; flex-direction: column; }
+#viewer { position: fixed; inset: 0; background: #0b0d12; z-index: 10; display: flex; flex-direction: column; }
 #viewer .bar { display: flex; gap: 8px; align-items: center; padding: 8px; color: #fff; }
 #viewer-name { flex: 1; text-align: center; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 #stage { flex: 1; display: flex; align-items: center; justify-content: center; min-height: 0; padding: 8px; }
@@ -76,15 +83,16 @@ main { flex: 1; display: flex; flex-direction: column; min-height: 0; padding: 0
 .signin input { padding: 8px; border: 1px solid var(--line); border-radius: 6px; }
 .error { color: #b42318; }
 @media (max-width: 700px) {
-  .row { grid-template-columns: minmax(0, 1fr) 70px 118px; height: auto; min-height: var(--row); padding: 4px 8px; }
-  .c-date, .row.head .c-date { display: none; }
-  .c-type, .row.head .c-type { display: none; }
-  .c-act { grid-column: 1 / -1; justify-content: flex-start; flex-wrap: wrap; }
+  :root { --row: 80px; }
+  header { padding: 8px; }
+  main { padding: 0 8px 8px; }
+  .row { grid-template-columns: minmax(0, 1fr) 72px; grid-template-rows: 40px 32px; row-gap: 2px; padding: 2px 8px; }
+  .row.head { height: 44px; grid-template-rows: 1fr; }
+  .c-date, .c-type { display: none; }
+  .c-act { grid-column: 1 / -1; justify-content: flex-start; }
   .row.head .c-act { display: none; }
-  .row { grid-template-columns: minmax(0, 1fr) 70px; }
-  :root { --row: 84px; }
-  .row { height: var(--row); }
-  .row.head { height: 44px; }
+  #upload-list li { grid-template-columns: minmax(0, 1fr) 90px; }
+  #upload-list li .note { grid-column: 1 / -1; }
 }
 """#.utf8)),
         "app.js": Asset(type: "text/javascript; charset=utf-8", bytes: Array(#"""
@@ -194,21 +202,41 @@ main { flex: 1; display: flex; flex-direction: column; min-height: 0; padding: 0
     for (let i = first; i < last; i++) rows.append(row(entries[i]));
   }
 
+  // Icons are drawn as SVG, not emoji: a phone or a server without an emoji font still shows them.
+  const SHAPES = {
+    folder: 'M2 5a1 1 0 0 1 1-1h5l2 2h9a1 1 0 0 1 1 1v11a1 1 0 0 1-1 1H3a1 1 0 0 1-1-1z',
+    video: 'M3 5h13v14H3zM16 10l5-3v10l-5-3z',
+    audio: 'M9 17a3 3 0 1 1-2-2.8V4l11-2v12a3 3 0 1 1-2-2.8V5.4L9 6.7z',
+    file: 'M5 2h9l5 5v15H5zM14 2v5h5',
+  };
+
   function icon(e) {
     const span = document.createElement('span');
     span.className = 'icon';
     span.setAttribute('aria-hidden', 'true');
-    if (e.dir) span.textContent = '📁';
-    else if (e.type.startsWith('image/')) {
+    if (!e.dir && e.type.startsWith('image/')) {
       const img = document.createElement('img');
       img.loading = 'lazy';
       img.alt = '';
       img.src = fileURL(folder.concat(e.name));
       span.append(img);
-    } else if (e.type.startsWith('video/')) span.textContent = '🎬';
-    else if (e.type.startsWith('audio/')) span.textContent = '🎵';
-    else span.textContent = '📄';
+      return span;
+    }
+    const kind = e.dir ? 'folder' : e.type.startsWith('video/') ? 'video' : e.type.startsWith('audio/') ? 'audio' : 'file';
+    const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+    svg.setAttribute('viewBox', '0 0 24 24');
+    svg.setAttribute('class', 'shape ' + kind);
+    const path = document.createElementNS('http://www.w3.org/2000/svg', 'path');
+    path.setAttribute('d', SHAPES[kind]);
+    svg.append(path);
+    span.append(svg);
     return span;
+  }
+
+  function when(seconds) {
+    const d = new Date(seconds * 1000);
+    const two = (n) => String(n).padStart(2, '0');
+    return d.getFullYear() + '-' + two(d.getMonth() + 1) + '-' + two(d.getDate()) + ' ' + two(d.getHours()) + ':' + two(d.getMinutes());
   }
 
   function button(label, title, action) {
@@ -248,7 +276,7 @@ main { flex: 1; display: flex; flex-direction: column; min-height: 0; padding: 0
         button('Share', 'Share ' + e.name, () => share(e)));
     }
     r.append(name, cell('c-size', e.dir ? '' : humanSize(e.size)),
-      cell('c-date', new Date(e.mtime * 1000).toLocaleString()), cell('c-type', e.dir ? 'folder' : e.type), acts);
+      cell('c-date', when(e.mtime)), cell('c-type', e.dir ? 'folder' : e.type), acts);
     return r;
   }
 

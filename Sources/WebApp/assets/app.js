@@ -104,21 +104,41 @@
     for (let i = first; i < last; i++) rows.append(row(entries[i]));
   }
 
+  // Icons are drawn as SVG, not emoji: a phone or a server without an emoji font still shows them.
+  const SHAPES = {
+    folder: 'M2 5a1 1 0 0 1 1-1h5l2 2h9a1 1 0 0 1 1 1v11a1 1 0 0 1-1 1H3a1 1 0 0 1-1-1z',
+    video: 'M3 5h13v14H3zM16 10l5-3v10l-5-3z',
+    audio: 'M9 17a3 3 0 1 1-2-2.8V4l11-2v12a3 3 0 1 1-2-2.8V5.4L9 6.7z',
+    file: 'M5 2h9l5 5v15H5zM14 2v5h5',
+  };
+
   function icon(e) {
     const span = document.createElement('span');
     span.className = 'icon';
     span.setAttribute('aria-hidden', 'true');
-    if (e.dir) span.textContent = '📁';
-    else if (e.type.startsWith('image/')) {
+    if (!e.dir && e.type.startsWith('image/')) {
       const img = document.createElement('img');
       img.loading = 'lazy';
       img.alt = '';
       img.src = fileURL(folder.concat(e.name));
       span.append(img);
-    } else if (e.type.startsWith('video/')) span.textContent = '🎬';
-    else if (e.type.startsWith('audio/')) span.textContent = '🎵';
-    else span.textContent = '📄';
+      return span;
+    }
+    const kind = e.dir ? 'folder' : e.type.startsWith('video/') ? 'video' : e.type.startsWith('audio/') ? 'audio' : 'file';
+    const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+    svg.setAttribute('viewBox', '0 0 24 24');
+    svg.setAttribute('class', 'shape ' + kind);
+    const path = document.createElementNS('http://www.w3.org/2000/svg', 'path');
+    path.setAttribute('d', SHAPES[kind]);
+    svg.append(path);
+    span.append(svg);
     return span;
+  }
+
+  function when(seconds) {
+    const d = new Date(seconds * 1000);
+    const two = (n) => String(n).padStart(2, '0');
+    return d.getFullYear() + '-' + two(d.getMonth() + 1) + '-' + two(d.getDate()) + ' ' + two(d.getHours()) + ':' + two(d.getMinutes());
   }
 
   function button(label, title, action) {
@@ -158,7 +178,7 @@
         button('Share', 'Share ' + e.name, () => share(e)));
     }
     r.append(name, cell('c-size', e.dir ? '' : humanSize(e.size)),
-      cell('c-date', new Date(e.mtime * 1000).toLocaleString()), cell('c-type', e.dir ? 'folder' : e.type), acts);
+      cell('c-date', when(e.mtime)), cell('c-type', e.dir ? 'folder' : e.type), acts);
     return r;
   }
 
