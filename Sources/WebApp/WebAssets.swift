@@ -40,9 +40,9 @@ main { flex: 1; display: flex; flex-direction: column; min-height: 0; padding: 0
 .row { display: grid; grid-template-columns: minmax(0, 1fr) 80px 140px 120px 250px; align-items: center; gap: 8px;
        height: var(--row); padding: 0 10px; border-bottom: 1px solid #eef1f5; }
 .row.head { background: #f6f8fa; border-bottom: 1px solid var(--line); border-radius: 8px 8px 0 0; }
-.row.head button { border: 0; background: none; text-align: left; font-weight: 600; padding: 4px 2px; }
-.row.head button[aria-sort="ascending"]::after { content: " ▲"; }
-.row.head button[aria-sort="descending"]::after { content: " ▼"; }
+.row.head button { border: 0; background: none; text-align: left; font-weight: 600; padding: 4px 2px; color: inherit; }
+.row.head [aria-sort="ascending"] button::after { content: " ▲"; }
+.row.head [aria-sort="descending"] button::after { content: " ▼"; }
 #scroller { flex: 1; overflow-y: auto; position: relative; }
 #spacer { position: relative; }
 #rows { position: absolute; left: 0; right: 0; top: 0; }
@@ -163,8 +163,8 @@ button:disabled { opacity: .4; cursor: default; }
     };
     entries.sort(cmp);
     document.querySelectorAll('.row.head button[data-sort]').forEach((b) => {
-      if (b.dataset.sort === sortKey) b.setAttribute('aria-sort', sortDir > 0 ? 'ascending' : 'descending');
-      else b.removeAttribute('aria-sort');
+      if (b.dataset.sort === sortKey) b.parentElement.setAttribute('aria-sort', sortDir > 0 ? 'ascending' : 'descending');
+      else b.parentElement.removeAttribute('aria-sort');
     });
   }
 
@@ -594,10 +594,10 @@ button:disabled { opacity: .4; cursor: default; }
   <p id="status" role="status" aria-live="polite"></p>
   <div id="table" role="table" aria-label="Folder contents">
     <div class="row head" role="row">
-      <button type="button" role="columnheader" data-sort="name" class="c-name">Name</button>
-      <button type="button" role="columnheader" data-sort="size" class="c-size">Size</button>
-      <button type="button" role="columnheader" data-sort="mtime" class="c-date">Modified</button>
-      <button type="button" role="columnheader" data-sort="type" class="c-type">Type</button>
+      <span role="columnheader" class="c-name"><button type="button" data-sort="name">Name</button></span>
+      <span role="columnheader" class="c-size"><button type="button" data-sort="size">Size</button></span>
+      <span role="columnheader" class="c-date"><button type="button" data-sort="mtime">Modified</button></span>
+      <span role="columnheader" class="c-type"><button type="button" data-sort="type">Type</button></span>
       <span class="c-act" role="columnheader">Actions</span>
     </div>
     <div id="scroller" tabindex="-1"><div id="spacer"><div id="rows" role="rowgroup"></div></div></div>

@@ -68,6 +68,10 @@ import Testing
         // Methods the app never sends still need the token, cookie or not.
         #expect(try server.curl("/dav/", c + ["-X", "PROPFIND", "-H", "Sec-Fetch-Site: same-origin"]).status == 401)
         #expect(try server.curl("/dav/y.txt", c + ["-X", "PUT", "-H", "Sec-Fetch-Site: same-origin", "--data", "x"]).status == 401)
+        // The HTML index of a folder links relatively, so it stays right behind `skylift proxy` or a prefix.
+        try FileManager.default.createDirectory(at: server.root.appendingPathComponent("x1/in #1"), withIntermediateDirectories: true)
+        let index = try server.curl("/dav/x1/", ["-H", "Authorization: Bearer \(server.token)"]).text
+        #expect(index.contains("href=\"../\"") && index.contains("href=\"./in%20%231/\"") && !index.contains("href=\"/dav"))
         let made = try FileManager.default.contentsOfDirectory(atPath: server.root.path).filter { !$0.hasPrefix(".") }.sorted()
         #expect(made == ["a b#?.txt", "x1", "x5"])
 

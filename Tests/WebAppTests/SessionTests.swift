@@ -36,3 +36,32 @@ import Testing
         #expect(Cookies.value("skylift_session", in: ["Cookie": "xskylift_session=1"]) == nil)
     }
 }
+
+/// Hostile input to every parser of the module: random and edge-case bytes never trap and are refused.
+@Suite struct HostileInputTests {
+    @Test func parsersRefuseGarbage() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-hostile-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let state = try WebState(root: dir.path)
+        let shares = Shares(state: state, secret: try state.secret())
+        let sessions = Sessions(state: state, secret: try state.secret())
+        _ = try shares.create(path: ["a"], expires: Date().addingTimeInterval(60))
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("0123456789abcdef-.;= %\u{0}/\u{FFFD}ü".unicodeScalars)
+        for round in 0..<3000 {
+            let length = Int.random(in: 0...(round % 10 == 0 ? 400 : 100), using: &generator)
+            let text = String(String.UnicodeScalarView((0..<length).map { _ in alphabet.randomElement(using: &generator)! }))
+            #expect(shares.check(text) == .refused)
+            #expect(!sessions.isValid(text))
+            _ = Cookies.value("skylift_session", in: ["Cookie": text])
+            _ = WebApp.formValue("token", in: text)
+            _ = CrossSite.isSameOrigin(["Origin": text, "Host": text, "Sec-Fetch-Site": text])
+            if let lifetime = Shares.lifetime(text) { #expect(lifetime > 0 && lifetime <= 366 * 86_400) }
+        }
+        for text in ["99999999999999999999d", "-1d", "0d", "367d", "1y", "d", "", "9223372036854775807s"] {
+            #expect(Shares.lifetime(text) == nil, "\(text)")
+        }
+        #expect(Shares.lifetime("7d") == 7 * 86_400 && Shares.lifetime("30m") == 1800)
+    }
+}

@@ -65,8 +65,8 @@
     };
     entries.sort(cmp);
     document.querySelectorAll('.row.head button[data-sort]').forEach((b) => {
-      if (b.dataset.sort === sortKey) b.setAttribute('aria-sort', sortDir > 0 ? 'ascending' : 'descending');
-      else b.removeAttribute('aria-sort');
+      if (b.dataset.sort === sortKey) b.parentElement.setAttribute('aria-sort', sortDir > 0 ? 'ascending' : 'descending');
+      else b.parentElement.removeAttribute('aria-sort');
     });
   }
 
