@@ -93,6 +93,10 @@ public enum ServeCommand: Command {
         } else {
             context.output.line("  open:  \(server.baseURL)/")
         }
+        if !listen.isLoopback {
+            context.errors.line("skylift serve: warning: listening on \(listen) without TLS: the token and the web app's "
+                + "session cookie cross the network in clear; use it only on a network you trust")
+        }
         let signal = await shutdown.wait()
         context.errors.line("skylift: signal \(signal), stopping")
         server.stop()

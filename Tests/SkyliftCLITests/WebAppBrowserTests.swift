@@ -32,7 +32,7 @@ import Testing
         let (status, output) = try runProgram("/usr/bin/env", ["python3", Self.scripts.appendingPathComponent("app_test.py").path,
                                                                    server.url, root.path], environment: environment)
         #expect(status == 0, "\(output)")
-        for step in ["sign in", "list, open a folder", "upload through the file input", "reload mid-upload resumed",
+        for step in ["sign in", "list, open a folder", "upload through the file input", "upload a whole folder", "reload mid-upload resumed",
                      "video plays", "image viewer", "new folder, rename, move, delete", "share links", "sign out"] {
             #expect(output.contains("ok " + step), "missing step \(step): \(output)")
         }

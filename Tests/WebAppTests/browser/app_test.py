@@ -122,6 +122,32 @@ def upload(d):
     ok("upload through the file input, byte-exact")
 
 
+def upload_folder_and_drop(d):
+    tree = os.path.join(TMP, "album #2")
+    os.makedirs(os.path.join(tree, "inner ü"))
+    payload = {"album #2/a.txt": b"A" * 1000, "album #2/inner ü/b?.bin": os.urandom(50_000)}
+    for rel, data in payload.items():
+        with open(os.path.join(TMP, rel), "wb") as f:
+            f.write(data)
+    d.find_element(By.ID, "pick-folder").send_keys(tree)
+    wait(d, "folder rows done", lambda d: len(d.find_elements(By.CSS_SELECTOR, "#upload-list li[data-state=done]")) >= 3)
+    for rel, data in payload.items():
+        with open(os.path.join(ROOT, rel), "rb") as f:
+            if f.read() != data:
+                fail(f"folder upload: {rel} differs")
+    # A drop onto the page (a DataTransfer built in the page: selenium cannot drag from the desktop).
+    d.execute_script("""
+        const dt = new DataTransfer();
+        dt.items.add(new File(['dropped bytes'], 'dropped %1.txt', { type: 'text/plain' }));
+        document.dispatchEvent(new DragEvent('dragenter', { dataTransfer: dt, bubbles: true }));
+        document.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true }));""")
+    wait(d, "dropped file stored", lambda d: os.path.exists(os.path.join(ROOT, "dropped %1.txt"))
+         and open(os.path.join(ROOT, "dropped %1.txt"), "rb").read() == b"dropped bytes")
+    if d.find_element(By.ID, "drop").is_displayed():
+        fail("the drop overlay stayed up")
+    ok("upload a whole folder through the folder picker, and a file dropped on the page")
+
+
 def resume(d):
     path = os.path.join(TMP, "big.bin")
     with open(path, "wb") as f:
@@ -289,6 +315,7 @@ def main():
         sign_in(d)
         browse(d)
         upload(d)
+        upload_folder_and_drop(d)
         resume(d)
         play(d)
         viewer(d)
