@@ -83,6 +83,38 @@ import Testing
         #expect(try server.curl("/dav/").header("WWW-Authenticate").contains { $0.hasPrefix("Basic") })
     }
 
+    /// The case: through `skylift proxy --origin …/dav`, every link of a folder's index must resolve.
+    @Test func indexLinksWorkThroughTheProxy() throws {
+        let server = try WebAppServer()
+        try FileManager.default.createDirectory(at: server.root.appendingPathComponent("sub dir #1/deeper"), withIntermediateDirectories: true)
+        try Data("in".utf8).write(to: server.root.appendingPathComponent("sub dir #1/a?b %.txt"))
+        let proxy = Process()
+        proxy.executableURL = skyliftBinary()
+        proxy.arguments = ["proxy", "--origin", server.url + "/dav", "--token", server.token, "--listen", "127.0.0.1:0",
+                           "--cache-dir", server.base.appendingPathComponent("cache").path, "--quiet"]
+        let out = Pipe()
+        proxy.standardOutput = out
+        try proxy.run()
+        defer { proxy.terminate(); proxy.waitUntilExit() }
+        var printed = ""
+        while !printed.contains("  url:") {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            printed += String(decoding: chunk, as: UTF8.self)
+        }
+        let line = try #require(printed.split(separator: "\n").first { $0.hasPrefix("  url:") })
+        let base = try #require(URL(string: line.dropFirst("  url:".count).trimmingCharacters(in: .whitespaces)))
+        let folder = try #require(URL(string: "sub%20dir%20%231/", relativeTo: base))
+        let (status, index) = try runProgram("/usr/bin/curl", ["-s", "-g", folder.absoluteString])
+        #expect(status == 0 && index.contains("href=\"../\""), "\(index)")
+        let hrefs = index.components(separatedBy: "href=\"").dropFirst().map { String($0.prefix { $0 != "\"" }) }
+        #expect(hrefs.count == 3)
+        for href in hrefs {
+            let target = try #require(URL(string: href, relativeTo: folder)).absoluteString
+            #expect(try curlStatus(["-g", target]) == "200", "\(href) → \(target)")
+        }
+    }
+
     @Test func warnsWhenTheTokenWouldCrossTheNetworkInClear() throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-warn-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
