@@ -33,6 +33,7 @@ import Testing
                                                                    server.url, root.path], environment: environment)
         #expect(status == 0, "\(output)")
         for step in ["sign in", "list, open a folder", "upload through the file input", "upload a whole folder", "reload mid-upload resumed",
+                     "dropped connection",
                      "video plays", "image viewer", "new folder, rename, move, delete", "share links", "sign out"] {
             #expect(output.contains("ok " + step), "missing step \(step): \(output)")
         }

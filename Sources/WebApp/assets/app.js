@@ -383,6 +383,7 @@
       } catch (e) {
         if (e.fatal || ++failures > 8) { if (e.fatal) localStorage.removeItem(key); throw e; }
         item.ui.note.textContent = 'connection lost; retrying';
+        item.ui.li.dataset.retries = String(failures);
         await sleep(Math.min(30000, 500 * 2 ** failures));
         try {
           const r = await fetch(url, { method: 'HEAD', headers: TUS, cache: 'no-store' });

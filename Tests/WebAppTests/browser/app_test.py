@@ -174,6 +174,26 @@ def resume(d):
     ok(f"reload mid-upload resumed from byte {resumed} and finished byte-exact")
 
 
+def dropped_connection(d):
+    path = os.path.join(TMP, "flaky.bin")
+    with open(path, "wb") as f:
+        f.write(os.urandom(4 << 20))
+    d.execute_cdp_cmd("Network.emulateNetworkConditions", {
+        "offline": False, "latency": 5, "downloadThroughput": -1, "uploadThroughput": 1_000_000})
+    d.find_element(By.ID, "pick-files").send_keys(path)
+    item = "#upload-list li[data-name='flaky.bin']"
+    wait(d, "upload under way", lambda d: float(d.find_element(By.CSS_SELECTOR, item + " progress").get_attribute("value")) > 1_000_000)
+    d.execute_cdp_cmd("Network.emulateNetworkConditions", {
+        "offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+    wait(d, "the upload noticing the lost connection", lambda d: d.find_element(By.CSS_SELECTOR, item).get_attribute("data-retries"))
+    d.execute_cdp_cmd("Network.emulateNetworkConditions", {
+        "offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+    wait(d, "upload done after the connection came back", lambda d: d.find_elements(By.CSS_SELECTOR, item + "[data-state=done]"), timeout=60)
+    if sha(os.path.join(ROOT, "flaky.bin")) != sha(path):
+        fail("upload after a dropped connection is not byte-exact")
+    ok("dropped connection: the upload retried and finished byte-exact")
+
+
 def play(d):
     row(d, "clip.mp4").find_element(By.CSS_SELECTOR, ".c-name a").click()
     wait(d, "video element", lambda d: d.find_elements(By.CSS_SELECTOR, "#stage video"))
@@ -317,6 +337,7 @@ def main():
         upload(d)
         upload_folder_and_drop(d)
         resume(d)
+        dropped_connection(d)
         play(d)
         viewer(d)
         manage(d)
