@@ -36,8 +36,9 @@ extension StorageRouter {
         case let .success(p): target = p
         case let .failure(refusal): return .text(refusal.status, refusal.message)
         }
-        guard target.isWithin(top) else { return .text(403, "outside the share") }
-        if let view = FolderViews.respond(request, path: target) { return view }
+        // Links inside the shared folder are followed only while they stay inside it.
+        guard target.isWithin(top), let scope = ShareScope(top), scope.contains(target) else { return .text(404, "not found") }
+        if let view = FolderViews.respond(request, path: target, scope: scope) { return view }
         if FileTree.entry(target)?.stat.isDirectory == true && below.hasSuffix("/") {
             let depth = target.segments.count - top.segments.count
             return web.appPage(root: String(repeating: "../", count: depth + 2), mode: "share", base: "./",

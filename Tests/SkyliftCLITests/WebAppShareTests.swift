@@ -74,6 +74,11 @@ import Testing
         try FileManager.default.createDirectory(at: shared.appendingPathComponent("day 1"), withIntermediateDirectories: true)
         try Data("inside".utf8).write(to: shared.appendingPathComponent("day 1/a?.txt"))
         try Data("secret".utf8).write(to: server.root.appendingPathComponent("secret.txt"))
+        // Links inside the shared folder that lead elsewhere in the store (allowed for the owner) are not followed
+        // for the share: not listed, not readable, not zipped. One staying inside the share is.
+        try FileManager.default.createSymbolicLink(atPath: shared.appendingPathComponent("up.txt").path, withDestinationPath: "../secret.txt")
+        try FileManager.default.createSymbolicLink(atPath: shared.appendingPathComponent("root").path, withDestinationPath: "..")
+        try FileManager.default.createSymbolicLink(atPath: shared.appendingPathComponent("alias.txt").path, withDestinationPath: "day 1/a?.txt")
 
         // Made by the signed-in app: POST /api/share on the cookie, same-origin only.
         let cookie = try server.signIn()
@@ -90,7 +95,16 @@ import Testing
         let list = try server.curl("/" + link + "day%201/?list")
         #expect(list.status == 200 && list.text.contains("\"name\":\"a?.txt\""))
         #expect(try server.curl("/" + link + "day%201/a%3F.txt").text == "inside")
-        #expect(try server.curl("/" + link + "?zip").status == 200)
+        let top = try server.curl("/" + link + "?list").text
+        #expect(top.contains("\"name\":\"alias.txt\"") && !top.contains("up.txt") && !top.contains("\"root\""), "\(top)")
+        #expect(try server.curl("/" + link + "alias.txt").text == "inside")
+        #expect(try server.curl("/" + link + "up.txt").status == 404)
+        #expect(try server.curl("/" + link + "root/secret.txt").status == 404)
+        #expect(try server.curl("/" + link + "root/").status == 404)
+        let zip = try server.curl("/" + link + "?zip")
+        #expect(zip.status == 200 && zip.body.count > 0)
+        #expect(zip.body.range(of: Data("secret".utf8)) == nil && zip.body.range(of: Data("up.txt".utf8)) == nil)
+        #expect(zip.body.range(of: Data("alias.txt".utf8)) != nil)
         #expect(try server.curl("/" + link + "..%2Fsecret.txt").status == 403)
         #expect(try server.curl("/" + link + "%2e%2e/secret.txt").status == 403)
         #expect(try server.curl("/" + link + "../secret.txt", ["--path-as-is"]).status == 403)
