@@ -100,9 +100,10 @@ def browse(d):
     d.find_element(By.CSS_SELECTOR, "#crumbs a").click()
     wait(d, "back at Home", lambda d: row(d, "clip.mp4"))
     # Sorting by size puts the biggest file last among files, then first when clicked again.
+    # From the keyboard: the headings are buttons.
     size_button = d.find_element(By.CSS_SELECTOR, "button[data-sort=size]")
-    size_button.click()
-    size_button.click()
+    size_button.send_keys(Keys.ENTER)
+    size_button.send_keys(Keys.SPACE)
     first_file = [r.get_attribute("data-name") for r in d.find_elements(By.CSS_SELECTOR, "#rows .row")][1]
     if first_file != "clip.mp4":
         fail(f"descending size sort starts with {first_file!r}")
@@ -220,8 +221,10 @@ def play(d):
 
 
 def viewer(d):
-    row(d, "one.png").find_element(By.CSS_SELECTOR, ".c-name a").click()
+    row(d, "one.png").find_element(By.CSS_SELECTOR, ".c-name a").send_keys(Keys.ENTER)
     wait(d, "image viewer", lambda d: d.find_elements(By.CSS_SELECTOR, "#stage img"))
+    if d.switch_to.active_element.get_attribute("id") != "close":
+        fail("the viewer did not take the focus")
     name = d.find_element(By.ID, "viewer-name").text
     d.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)
     wait(d, "next image", lambda d: d.find_element(By.ID, "viewer-name").text.startswith("two.png"))
@@ -230,9 +233,11 @@ def viewer(d):
         fail("image did not load in the viewer")
     d.find_element(By.ID, "prev").click()
     wait(d, "previous image", lambda d: d.find_element(By.ID, "viewer-name").text == name)
-    d.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)
+    d.switch_to.active_element.send_keys(Keys.ESCAPE)
     wait(d, "viewer closed", lambda d: not d.find_element(By.ID, "viewer").is_displayed())
-    ok("image viewer with next/previous")
+    if d.switch_to.active_element.text != "one.png":
+        fail("closing the viewer did not give the focus back to the link")
+    ok("image viewer with next/previous, from the keyboard")
 
 
 def answer_prompt(d, text):
