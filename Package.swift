@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "Uploads", targets: ["Uploads"]),
         .library(name: "RangeCache", targets: ["RangeCache"]),
         .library(name: "HTTPServer", targets: ["HTTPServer"]),
+        .library(name: "WebApp", targets: ["WebApp"]),
         .library(name: "StorageServer", targets: ["StorageServer"]),
         .library(name: "StreamProxy", targets: ["StreamProxy"]),
         .library(name: "FolderWatch", targets: ["FolderWatch"]),
@@ -35,7 +36,10 @@ let package = Package(
         .target(name: "SkyliftCore"),
         .target(name: "Hashing", dependencies: ["CCrypto"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "SkyliftCore"]),
-        .target(name: "StorageServer", dependencies: ["HTTPServer", "SkyliftCore", "Hashing"]),
+        // Pages and scripts are embedded as Swift constants (WebAssets.swift, made by scripts/embed-webapp.py from
+        // assets/), not package resources: a copied or static `skylift` binary has no resource bundle beside it.
+        .target(name: "WebApp", dependencies: ["HTTPServer", "SkyliftCore", "Hashing"], exclude: ["assets"]),
+        .target(name: "StorageServer", dependencies: ["HTTPServer", "SkyliftCore", "Hashing", "WebApp"]),
         .target(name: "HTTPClient", dependencies: ["SkyliftCore", "CCurl"]),
         .target(name: "BlobStream", dependencies: ["SkyliftCore", "Hashing", "HTTPClient"]),
         .target(name: "Remotes", dependencies: ["SkyliftCore", "BlobStream", "Hashing", "HTTPClient"]),
@@ -45,7 +49,7 @@ let package = Package(
         .target(name: "FolderWatch", dependencies: ["SkyliftCore"]),
         .target(name: "AutoUpload", dependencies: ["FolderWatch", "Uploads", "Remotes", "HTTPClient", "CSQLite", "SkyliftCore"]),
         .target(name: "SkyliftCLI", dependencies: [
-            "SkyliftCore", "StorageServer", "BlobStream", "Remotes", "Uploads",
+            "SkyliftCore", "StorageServer", "WebApp", "BlobStream", "Remotes", "Uploads",
             "RangeCache", "StreamProxy", "FolderWatch", "AutoUpload",
         ]),
         // `skylift --version` names the commit: the plugin reads .git (no git needed) and stamps it in.
@@ -61,6 +65,7 @@ let package = Package(
         .testTarget(name: "SkyliftCoreTests", dependencies: ["SkyliftCore", "TestProbes"]),
         .testTarget(name: "HashingTests", dependencies: ["Hashing"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestPrograms"]),
+        .testTarget(name: "WebAppTests", dependencies: ["WebApp", "Hashing", "TestPrograms"], exclude: ["browser"]),
         .testTarget(name: "StorageServerTests", dependencies: ["StorageServer", "Hashing", "TestPrograms"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer", "Hashing"]),
         .testTarget(name: "BlobStreamTests", dependencies: ["BlobStream", "StorageServer"]),

@@ -92,6 +92,16 @@ public enum ServeCommand: Command {
         } else {
             context.output.line("  auth:  none (--no-auth)")
         }
+        // The browser sign-in link (as Jupyter prints one) only where the token itself is shown.
+        if let token, !tokenNote.isEmpty {
+            context.output.line("  open:  \(server.baseURL)/?token=\(token)")
+        } else {
+            context.output.line("  open:  \(server.baseURL)/")
+        }
+        if !listen.isLoopback {
+            context.errors.line("skylift serve: warning: listening on \(listen) without TLS: the token and the web app's "
+                + "session cookie cross the network in clear; use it only on a network you trust")
+        }
         let signal = await shutdown.wait()
         context.errors.line("skylift: signal \(signal), stopping")
         server.stop()

@@ -9,12 +9,15 @@ struct WatchOutput: Sendable {
     let json: Bool
 
     func embedded(store: URL, url: URL, token: String) {
+        // The web app's sign-in link: the server root (the URL without its `dav/`) with the token.
+        let open = url.deletingLastPathComponent().absoluteString + "?token=" + token
         if json {
-            emit(["event": "embedded", "store": store.path, "url": url.absoluteString, "token": token])
+            emit(["event": "embedded", "store": store.path, "url": url.absoluteString, "token": token, "open": open])
         } else {
             context.output.line("skylift: embedded cloud serving \(store.path)")
             context.output.line("  url:   \(url.absoluteString)")
             context.output.line("  token: \(token)")
+            context.output.line("  open:  \(open)")
         }
     }
 

@@ -55,9 +55,12 @@ struct RangedGet: Sendable {
     /// A plain HTML index, so a browser pointed at a folder sees its contents: what GET would serve, nothing else.
     private func listing(_ folder: FileTree.Entry, _ path: StoragePath) -> HTTPResponse {
         var html = "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>\(escapeHTML(path.relative))</title></head><body><ul>\n"
+        // Relative links: the index stays right wherever the folder is mounted (behind `skylift proxy`, a prefix).
+        if !path.isRoot { html += "<li><a href=\"../\">../</a></li>\n" }
         for (child, stat) in FileTree.members(of: folder, at: path) {
             let isDir = stat.isDirectory
-            html += "<li><a href=\"\(escapeHTML(child.href(collection: isDir)))\">\(escapeHTML(child.name))\(isDir ? "/" : "")</a></li>\n"
+            let href = "./" + (child.name.addingPercentEncoding(withAllowedCharacters: .hrefSegment) ?? "") + (isDir ? "/" : "")
+            html += "<li><a href=\"\(escapeHTML(href))\">\(escapeHTML(child.name))\(isDir ? "/" : "")</a></li>\n"
         }
         html += "</ul></body></html>\n"
         return HTTPResponse(status: 200, headers: ["Content-Type": "text/html; charset=utf-8"], body: .bytes(Array(html.utf8)))

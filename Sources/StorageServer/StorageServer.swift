@@ -13,7 +13,7 @@ public final class StorageServer: Sendable {
     /// Throws ``StorageServerError`` when the root is unusable.
     public init(configuration: StorageConfiguration, host: String = "127.0.0.1", port: UInt16 = 0) throws {
         let store = try Store(root: configuration.root)
-        let router = StorageRouter(configuration: configuration, store: store)
+        let router = try StorageRouter(configuration: configuration, store: store)
         self.router = router
         let handler: any HTTPHandler = configuration.effectiveHostPolicy.map { HostFilter(policy: $0, next: router) } ?? router
         http = HTTPServer(configuration: .init(host: host, port: port, connectionLimit: configuration.connectionLimit,

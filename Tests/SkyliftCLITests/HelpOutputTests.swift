@@ -30,6 +30,7 @@ func runSkylift(_ arguments: [String], environment: [String: String] = [:]) asyn
           copy         stream a file, an http(s) or an s3:// object into a cloud folder, with no local copy
           watch        upload every file of a folder once it has stopped changing
           status       show the watch queue: counts per state, uploads in flight, last errors
+          share        make, list or revoke read-only links to a file or folder of the embedded cloud
           service      install or remove a systemd user service running watch, serve or proxy
           completions  print shell completion for bash, zsh or fish
 
@@ -39,6 +40,39 @@ func runSkylift(_ arguments: [String], environment: [String: String] = [:]) asyn
         let bare = await runSkylift([])
         #expect(bare.status == 2)
         #expect(bare.err == r.out)
+    }
+
+    @Test func shareHelp() async {
+        let expected = """
+        usage: skylift share PATH [--expires 7d] [--root DIR] [--url URL] | share --list | share --revoke ID
+
+        Make a read-only link to PATH (a file or folder of the store, e.g. /movies/trip.mp4). The
+        link carries its expiry and is signed with the server's secret; it opens the file (with
+        ranges, so players can seek) or the folder's browse page, and nothing else. An expired
+        link answers 410, a revoked one 403. Links are kept in the store's state folder, so a
+        running `skylift serve` on the same --root honours them at once.
+
+        options:
+          --expires DURATION  lifetime: 30m, 12h, 7d (default: 7d, at most a year)
+          --root DIR          the served folder (default: $XDG_DATA_HOME/skylift/store)
+          --url URL           the server's address for the printed link (default: http://127.0.0.1:8421)
+          --list              list the links: id, expiry, path
+          --revoke ID         revoke the link with this id
+          --help              show this help and exit
+
+        examples:
+          skylift share /movies/trip.mp4 --expires 2d
+          skylift share /photos/2026/ --url http://192.168.1.20:8421
+          skylift share --list
+          skylift share --revoke 3f9c2a7d10b4e685
+
+        """
+        let r = await runSkylift(["share", "--help"])
+        #expect(r.status == 0)
+        #expect(r.out == expected)
+        let wrong = await runSkylift(["share", "/x", "--expires", "forever"])
+        #expect(wrong.status == 2)
+        #expect(wrong.err.contains("bad value 'forever' for '--expires'"))
     }
 
     @Test func serveHelp() async {

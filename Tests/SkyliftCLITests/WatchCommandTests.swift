@@ -289,6 +289,7 @@ final class RequestLog: Sendable {
         #expect((embedded["url"] as? String)?.hasPrefix("http://127.0.0.1:") == true)
         let token = try String(contentsOf: home.appendingPathComponent(".local/share/skylift/store.token"), encoding: .utf8)
         #expect(embedded["token"] as? String == token.trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect((embedded["open"] as? String)?.hasSuffix("/?token=" + token.trimmingCharacters(in: .whitespacesAndNewlines)) == true)
         #expect(agent.await("uploaded") { $0["path"] as? String == "p.jpg" } != nil)
         #expect(agent.stop(SIGINT) == 0)
         #expect(try String(contentsOf: store.appendingPathComponent("p.jpg"), encoding: .utf8) == "photo")
