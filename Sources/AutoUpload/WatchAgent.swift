@@ -131,8 +131,8 @@ public final class WatchAgent: Sendable {
                 continuation.yield(.settled(snapshot, overdue: overdue))
                 if try queue.enqueue(snapshot) { signal.notifyAll() }
             case let .moved(from, to):
-                try queue.move(from, to: to)
-                continuation.yield(.moved(from: from, to: to))
+                let remoteMoved = try await followMove(from, to: to)
+                continuation.yield(.moved(from: from, to: to, remoteMoved: remoteMoved))
             case let .removed(path):
                 for row in try queue.remove(path) { await fileLeftTree(row) }
             case let .notice(notice):
@@ -154,6 +154,31 @@ public final class WatchAgent: Sendable {
             if case let .refused(url, status) = error { fail(.authenticationRefused(url: url, status: status)) }
             continuation.yield(.notice("could not delete remote copy of '\(row.path)': \(error.description)"))
         }
+    }
+
+    /// A file or folder moved inside the tree: its uploaded copies move on the remote too, so the remote keeps
+    /// mirroring the folder and nothing is sent again. When the remote cannot move, they keep their old names
+    /// (the queue records where they are). Returns whether anything moved on the remote.
+    private func followMove(_ from: String, to: String) async throws -> Bool {
+        let rows = try queue.move(from, to: to)
+        let uploaded = rows.filter { $0.state == .done }
+        guard !uploaded.isEmpty else { return false }
+        do {
+            if uploaded.allSatisfy({ $0.remotePath == $0.path }) {
+                // The remote mirrors this part of the tree: one move takes a folder with everything in it.
+                try await uploader.move(from, to: to)
+            } else {
+                for row in uploaded {
+                    try await uploader.move(row.remotePath, to: to + row.path.dropFirst(from.count))
+                }
+            }
+        } catch {
+            if case let .refused(url, status) = error { fail(.authenticationRefused(url: url, status: status)) }
+            continuation.yield(.notice("could not move the remote copy of '\(from)' to '\(to)', it keeps its name: \(error.description)"))
+            return false
+        }
+        try queue.adoptRemoteNames(under: to)
+        return true
     }
 
     // MARK: - Workers

@@ -52,6 +52,8 @@ final class AgentHarness: Sendable {
 
     /// tus creations (POST) seen by the server.
     var creations: Int { accessLog.all.filter { $0.hasPrefix("POST ") }.count }
+    /// Requests that carry file bytes or start an upload (POST, PATCH, PUT) seen by the server.
+    var writes: Int { accessLog.all.filter { $0.hasPrefix("POST ") || $0.hasPrefix("PATCH ") || $0.hasPrefix("PUT ") }.count }
 
     deinit {
         server.withLock { $0?.stop() }
