@@ -6,17 +6,20 @@ import SkyliftCore
 import Testing
 import TestProbes
 
-/// Passes requests to a real transport, flipping one byte in the body of the first `corrupt` PUTs: what a
-/// faulty link or middlebox does to bytes on the wire. Records the status of every PUT.
+/// Passes requests to a real transport, damaging the first `corrupt` PUTs: one byte of the body flipped (what
+/// a faulty link or middlebox does to bytes on the wire), or with `wrongMD5` the body intact but declared by
+/// the Content-MD5 of other bytes. Records the status of every PUT.
 final class CorruptingTransport: HTTPTransport, @unchecked Sendable {
     // @unchecked: `left` and `recorded` are guarded by `lock`.
     private let inner: any HTTPTransport
+    private let wrongMD5: Bool
     private let lock = NSLock()
     private var left: Int
     private var recorded: [Int] = []
 
-    init(_ inner: any HTTPTransport, corrupt: Int) {
+    init(_ inner: any HTTPTransport, corrupt: Int, wrongMD5: Bool = false) {
         self.inner = inner
+        self.wrongMD5 = wrongMD5
         left = corrupt
     }
 
@@ -28,7 +31,9 @@ final class CorruptingTransport: HTTPTransport, @unchecked Sendable {
             left -= 1
             return left >= 0
         }
-        if damage, case let .stream(length, open) = request.body {
+        if damage, wrongMD5 {
+            request.headers.set("Content-MD5", Digest.hash(.md5, Array("other bytes".utf8)).base64String)
+        } else if damage, case let .stream(length, open) = request.body {
             request.body = .stream(length: length) {
                 // Test parts are a few MiB: reading one into memory keeps the damage simple.
                 let stream = try open()
@@ -87,6 +92,25 @@ final class CorruptingTransport: HTTPTransport, @unchecked Sendable {
         #expect(etagOfObject.hasSuffix("-1\""))
         let stored = try await client.getObject(bucket: bucket, key: "k").collect(upTo: part.count + 1)
         #expect(Digest.hash(.sha256, stored) == sha256)
+    }
+
+    /// RGW checks Content-MD5 too: a body that does not match it is refused with BadDigest, which is retried.
+    @Test func aWrongContentMD5IsRefusedByRGWWithBadDigestAndRetried() async throws {
+        let server = try await S3TestServer.get(.rgw)
+        let bucket = try await server.makeBucket()
+        let bytes = randomBytes(50_000)
+        let body = HTTPClientRequest.Body.stream(length: Int64(bytes.count)) { InputStream(data: Data(bytes)) }
+        let once = S3Client(configuration: server.configuration,
+                            transport: CorruptingTransport(makeDefaultTransport(), corrupt: 1, wrongMD5: true), retry: RetryPolicy(maxAttempts: 1))
+        await #expect { try await once.putObject(bucket: bucket, key: "md5", body: body, sha256: Digest.hash(.sha256, bytes)) } throws: { error in
+            (error as? S3Error)?.code == "BadDigest" && (error as? S3Error)?.status == 400
+        }
+        let transport = CorruptingTransport(makeDefaultTransport(), corrupt: 1, wrongMD5: true)
+        let client = S3Client(configuration: server.configuration, transport: transport,
+                              retry: RetryPolicy(maxAttempts: 3, baseDelay: 0.01, maxDelay: 0.02))
+        try await client.putObject(bucket: bucket, key: "md5", body: body, sha256: Digest.hash(.sha256, bytes))
+        #expect(transport.putStatuses == [400, 200])
+        #expect(try await client.getObject(bucket: bucket, key: "md5").collect(upTo: bytes.count + 1) == bytes)
     }
 
     @Test func aSinglePutDamagedOnTheWayIsRefusedByRGW() async throws {

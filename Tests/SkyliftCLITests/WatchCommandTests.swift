@@ -37,6 +37,13 @@ final class WatchProcess {
         }
     }
 
+    /// The events not read yet, up to the end of the output (call once the process has ended).
+    func remaining() -> [[String: Any]] {
+        pending.append(stdout.fileHandleForReading.readDataToEndOfFile())
+        defer { pending.removeAll() }
+        return pending.split(separator: 10).compactMap { try? JSONSerialization.jsonObject(with: Data($0)) as? [String: Any] }
+    }
+
     /// Sends `signal` and returns the exit status.
     func stop(_ signal: Int32 = SIGTERM) -> Int32 {
         kill(process.processIdentifier, signal)
