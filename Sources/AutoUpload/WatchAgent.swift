@@ -40,8 +40,8 @@ public final class WatchAgent: Sendable {
     let queue: UploadQueue
     let watcher: FolderWatcher
     let uploader: any FileUploading
-    private let continuation: AsyncStream<AgentEvent>.Continuation
-    private let signal = WorkSignal()
+    let continuation: AsyncStream<AgentEvent>.Continuation
+    let signal = WorkSignal()
     private let control = Mutex<Control>(Control())
 
     private struct Control {
@@ -105,7 +105,7 @@ public final class WatchAgent: Sendable {
 
     private var isStopping: Bool { control.withLock { $0.stopping } }
 
-    private func fail(_ error: AutoUploadError) {
+    func fail(_ error: AutoUploadError) {
         control.withLock { if $0.fatal == nil { $0.fatal = error } }
         stop()
     }
@@ -156,31 +156,6 @@ public final class WatchAgent: Sendable {
         }
     }
 
-    /// A file or folder moved inside the tree: its uploaded copies move on the remote too, so the remote keeps
-    /// mirroring the folder and nothing is sent again. When the remote cannot move, they keep their old names
-    /// (the queue records where they are). Returns whether anything moved on the remote.
-    private func followMove(_ from: String, to: String) async throws -> Bool {
-        let rows = try queue.move(from, to: to)
-        let uploaded = rows.filter { $0.state == .done }
-        guard !uploaded.isEmpty else { return false }
-        do {
-            if uploaded.allSatisfy({ $0.remotePath == $0.path }) {
-                // The remote mirrors this part of the tree: one move takes a folder with everything in it.
-                try await uploader.move(from, to: to)
-            } else {
-                for row in uploaded {
-                    try await uploader.move(row.remotePath, to: to + row.path.dropFirst(from.count))
-                }
-            }
-        } catch {
-            if case let .refused(url, status) = error { fail(.authenticationRefused(url: url, status: status)) }
-            continuation.yield(.notice("could not move the remote copy of '\(from)' to '\(to)', it keeps its name: \(error.description)"))
-            return false
-        }
-        try queue.adoptRemoteNames(under: to)
-        return true
-    }
-
     // MARK: - Workers
 
     private func work() async throws {
@@ -198,9 +173,7 @@ public final class WatchAgent: Sendable {
     private func send(_ claimed: QueuedFile) async throws {
         let root = configuration.watch.root
         guard let current = FolderWatcher.snapshot(of: claimed.path, in: root) else {
-            // Vanished between its report and its upload: leave the queue without a fuss.
-            try queue.remove(claimed.path)
-            continuation.yield(.dropped(path: claimed.path))
+            try dropOrFollow(claimed)
             return
         }
         var file = claimed
@@ -239,16 +212,15 @@ public final class WatchAgent: Sendable {
             try handle(error, for: file)
             return
         }
-        try queue.markDone(file)
+        let done = try queue.markDone(file) ? file : try await followMoveDuringUpload(file)
         uploader.forget(localPath: root.appendingPathComponent(file.path).path, as: file.remotePath)
-        continuation.yield(.uploaded(path: file.path, size: file.size, skipped: skipped.withLock { $0 }))
+        if let done { continuation.yield(.uploaded(path: done.path, size: done.size, skipped: skipped.withLock { $0 })) }
     }
 
     private func handle(_ failure: UploadFailure, for file: QueuedFile) throws {
         switch failure {
         case .vanished:
-            try queue.remove(file.path)
-            continuation.yield(.dropped(path: file.path))
+            try dropOrFollow(file)
         case .cancelled:
             try queue.release(file.path)
         case let .refused(url, status):

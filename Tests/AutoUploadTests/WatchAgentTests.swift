@@ -132,6 +132,31 @@ import Testing
         #expect(await run.stop() == nil)
     }
 
+    /// A file moved while the agent holds it as `uploading`: before its bytes went out (it is sent under the
+    /// new name) or after (its copy, sent under the old name, is moved); either way it is sent once and ends up
+    /// under its new name only.
+    @Test(arguments: [UploadGate.Point.before, .after]) func aFileMovedDuringItsUploadEndsUpUnderItsNewName(point: UploadGate.Point) async throws {
+        let h = try AgentHarness()
+        let gate = UploadGate(point)
+        let run = try await h.startAgent(gate: gate)
+        await run.waitUntil { run.events.all.contains { if case .scanned = $0 { true } else { false } } }
+        try h.write("old.jpg", bytes(4000, seed: 6))
+        #expect(await run.waitUntil { gate.reached })
+        #expect(rename(h.watched.appendingPathComponent("old.jpg").path, h.watched.appendingPathComponent("new.jpg").path) == 0)
+        await run.waitUntil { run.events.all.contains { if case .moved(from: "old.jpg", to: "new.jpg", _) = $0 { true } else { false } } }
+        gate.open()
+        await run.waitUntil { run.uploaded("new.jpg") == 1 }
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(h.stored("new.jpg") == bytes(4000, seed: 6))
+        #expect(h.stored("old.jpg") == nil)
+        #expect(h.creations == 1)
+        #expect(run.uploaded("old.jpg") == 0)
+        let rows = try UploadQueue(readingStateIn: h.state).allFiles()
+        #expect(rows.map(\.path) == ["new.jpg"])
+        #expect(rows.first?.state == .done && rows.first?.remotePath == "new.jpg")
+        #expect(await run.stop() == nil)
+    }
+
     @Test func deletesPropagateOnlyWhenMirroring() async throws {
         let h = try AgentHarness()
         try h.write("a.jpg", bytes(100))
