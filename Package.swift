@@ -59,7 +59,7 @@ let package = Package(
         .executableTarget(name: "BlobStreamBench", dependencies: ["BlobStream", "HTTPClient", "HTTPServer"], path: "bench/blobstream/BlobStreamBench"),
 
         // Probes for attack tests (a file that must not be opened, a listener that must not be contacted).
-        .target(name: "TestProbes", path: "Tests/TestProbes"),
+        .target(name: "TestProbes", dependencies: ["TestPrograms"], path: "Tests/TestProbes"),
         // Test support: the one way tests find programs (curl, nginx, python3 …), listed in scripts/test-programs.txt.
         .target(name: "TestPrograms", path: "Tests/TestPrograms"),
         .testTarget(name: "SkyliftCoreTests", dependencies: ["SkyliftCore", "TestProbes"]),

@@ -194,8 +194,10 @@ public final class UploadQueue: Sendable {
     }
 
     /// Marks `file` uploaded in the state it was claimed with. If the row changed meanwhile (the file was
-    /// modified and settled again), it stays pending for the new content.
-    public func markDone(_ file: QueuedFile, digest: String? = nil) throws(AutoUploadError) {
+    /// modified and settled again), it stays pending for the new content. Returns false when no row matched
+    /// (changed, or moved to another path).
+    @discardableResult
+    public func markDone(_ file: QueuedFile, digest: String? = nil) throws(AutoUploadError) -> Bool {
         try writing { c in
             try c.execute("""
                 UPDATE files SET state = 'done', upload_url = NULL, sent = size, reason = NULL, retry_at = NULL,
@@ -203,6 +205,17 @@ public final class UploadQueue: Sendable {
                 WHERE path = ? AND state = 'uploading' AND size = ? AND mtime = ? AND inode = ?
                 """, [digest.map(SQLiteValue.text) ?? .null, .real(Self.now()), .text(file.path), .integer(file.size),
                       .integer(file.mtimeNanoseconds), .integer(Int64(bitPattern: file.inode))])
+            return c.changes > 0
+        }
+    }
+
+    /// The row being uploaded for exactly this content (size, mtime, inode), under whatever path it has now:
+    /// a file moved while it was sent has its row under the new path.
+    public func uploading(_ snapshot: FileSnapshot) throws(AutoUploadError) -> QueuedFile? {
+        try reading { c in
+            try c.query("SELECT \(Self.columns) FROM files WHERE state = 'uploading' AND size = ? AND mtime = ? AND inode = ? LIMIT 1",
+                        [.integer(snapshot.size), .integer(snapshot.mtimeNanoseconds), .integer(Int64(bitPattern: snapshot.inode))])
+                .first.map(Self.decode)
         }
     }
 
@@ -245,19 +258,34 @@ public final class UploadQueue: Sendable {
         }
     }
 
-    /// Follows a move inside the folder: rows under `from` are now under `to`. Their remote copies keep
-    /// their names (`remotePath`), so nothing is uploaded again. A row already at a target path is replaced.
-    public func move(_ from: String, to: String) throws(AutoUploadError) {
+    /// Follows a move inside the folder: rows under `from` are now under `to`. Copies already uploaded keep
+    /// their remote names (`remotePath`) until `adoptRemoteNames(under:)` says they moved too; files not
+    /// uploaded yet will be uploaded under their new names. A row already at a target path is replaced.
+    /// Returns the moved rows as they were before the move.
+    @discardableResult
+    public func move(_ from: String, to: String) throws(AutoUploadError) -> [QueuedFile] {
         try writing { c in
             let prefix = from + "/"
-            let rows = try c.query("SELECT path FROM files WHERE path = ? OR substr(path, 1, ?) = ?",
-                                   [.text(from), .integer(Int64(prefix.utf8.count)), .text(prefix)])
+            let rows = try c.query("SELECT \(Self.columns) FROM files WHERE path = ? OR substr(path, 1, ?) = ?",
+                                   [.text(from), .integer(Int64(prefix.utf8.count)), .text(prefix)]).map(Self.decode)
             for row in rows {
-                guard let old = row.text(0) else { continue }
-                let new = to + old.dropFirst(from.count)
+                let new = to + row.path.dropFirst(from.count)
                 try c.execute("DELETE FROM files WHERE path = ?", [.text(new)])
-                try c.execute("UPDATE files SET path = ?, updated = ? WHERE path = ?", [.text(new), .real(Self.now()), .text(old)])
+                try c.execute("""
+                    UPDATE files SET path = ?, remote_path = CASE WHEN state = 'done' THEN remote_path ELSE ? END, updated = ?
+                    WHERE path = ?
+                    """, [.text(new), .text(new), .real(Self.now()), .text(row.path)])
             }
+            return rows
+        }
+    }
+
+    /// The remote copies of the rows at or under `path` were moved to the rows' own names.
+    public func adoptRemoteNames(under path: String) throws(AutoUploadError) {
+        try writing { c in
+            let prefix = path + "/"
+            try c.execute("UPDATE files SET remote_path = path, updated = ? WHERE path = ? OR substr(path, 1, ?) = ?",
+                          [.real(Self.now()), .text(path), .integer(Int64(prefix.utf8.count)), .text(prefix)])
         }
     }
 

@@ -38,7 +38,7 @@ extension S3Client {
         var call = Call(method: "PUT", bucket: bucket, key: key,
                         query: [("partNumber", String(number)), ("uploadId", uploadId)], body: body)
         Self.attach(sha256: sha256, to: &call)
-        let response = try await send(call)
+        let response = try await sendToUpload(call)
         _ = try? await response.collect(upTo: 64 * 1024)
         guard let etag = response.headers["ETag"] else {
             throw S3Error.invalidResponse(resource: call.resource, reason: "UploadPart answer has no ETag")
@@ -53,7 +53,7 @@ extension S3Client {
         repeat {
             var call = Call(method: "GET", bucket: bucket, key: key, query: [("uploadId", uploadId)])
             if let marker { call.query.append(("part-number-marker", marker)) }
-            let root = try await document(try await send(call), call: call)
+            let root = try await document(try await sendToUpload(call), call: call)
             for part in root.all("Part") {
                 guard let number = part["PartNumber"].flatMap(Int.init), let size = part["Size"].flatMap(Int64.init) else { continue }
                 parts.append(S3Part(number: number, etag: part["ETag"] ?? "", size: size, checksumSHA256: part["ChecksumSHA256"]))
@@ -74,14 +74,26 @@ extension S3Client {
         var call = Call(method: "POST", bucket: bucket, key: key, query: [("uploadId", uploadId)], body: .bytes(xml))
         call.payloadHash = Digest.hash(.sha256, xml).hexString
         call.headers.set("Content-Type", "application/xml")
-        let root = try await document(try await send(call), call: call)
-        return root["ETag"] ?? ""
+        let root = try await document(try await sendToUpload(call), call: call)
+        if let etag = root["ETag"], !etag.isEmpty { return etag }
+        // Ceph RGW 16 answers an empty <ETag>; its HEAD has the real one.
+        return try await headObject(bucket: bucket, key: key).etag ?? ""
     }
 
     /// Discards an unfinished multipart upload and the parts stored for it.
     public func abortMultipartUpload(bucket: String, key: String, uploadId: String) async throws {
-        let response = try await send(Call(method: "DELETE", bucket: bucket, key: key, query: [("uploadId", uploadId)],
-                                           accepted: [200, 204]))
+        let response = try await sendToUpload(Call(method: "DELETE", bucket: bucket, key: key, query: [("uploadId", uploadId)],
+                                                   accepted: [200, 204]))
         _ = try? await response.collect(upTo: 64 * 1024)
+    }
+
+    /// `send` for a call addressed to an upload id: a 404 `NoSuchKey` there means the upload is gone (Ceph RGW 16
+    /// answers so for an aborted upload where AWS says `NoSuchUpload`), and is reported as `NoSuchUpload`.
+    func sendToUpload(_ call: Call) async throws -> HTTPClientResponse {
+        do {
+            return try await send(call)
+        } catch let S3Error.service(status, code, message, resource) where status == 404 && code == "NoSuchKey" {
+            throw S3Error.service(status: status, code: "NoSuchUpload", message: message, resource: resource)
+        }
     }
 }

@@ -90,12 +90,16 @@ public enum TusProtocol {
     /// The headers every tus request carries besides OPTIONS.
     public static func baseHeaders() -> HTTPHeaders { ["Tus-Resumable": version] }
 
-    /// Headers for creating an upload of `length` bytes named `name` (relative path inside the folder).
+    /// Headers for creating an upload of `length` bytes named `name` (relative path inside the folder): its
+    /// metadata carries `filename`, `filetype` (the media type its extension suggests) and, for a name in a
+    /// subfolder, `relativePath`.
     public static func creationHeaders(length: Int64, name: String) -> HTTPHeaders {
         var h = baseHeaders()
         h.add("Upload-Length", String(length))
         let fileName = name.split(separator: "/").last.map(String.init) ?? name
-        var meta = [("filename", fileName)]
+        // `filetype` as browser clients send it (a bare media type); some servers refuse creations without it.
+        let fileType = MediaType.forPath(fileName).split(separator: ";").first.map(String.init) ?? "application/octet-stream"
+        var meta = [("filename", fileName), ("filetype", fileType)]
         if name.contains("/") { meta.append(("relativePath", name)) }
         h.add("Upload-Metadata", metadata(meta))
         return h

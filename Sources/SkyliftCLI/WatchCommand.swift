@@ -20,8 +20,9 @@ public enum WatchCommand: Command {
         Progress survives crashes and restarts: the queue lives in SQLite under --state, uploads
         resume from the server's offset, and a start-up scan finds what changed meanwhile.
         Without --to, the embedded cloud is started in this process with its default store
-        (as `skylift serve` would) and its URL and token are printed. Moved files are not
-        uploaded again (their remote copy keeps its name); deletions are only propagated with
+        (as `skylift serve` would) and its URL and token are printed. A file or folder moved
+        inside DIR is moved on the remote too, not uploaded again (where the destination cannot
+        move, its copy keeps its old name); deletions are only propagated with
         --mirror-deletes. Dotfiles, *.part, *.tmp, *.crdownload, *~ and *.swp are ignored.
         SIGINT/SIGTERM pause uploads where they can resume and exit 0.
         """,

@@ -50,8 +50,8 @@ struct WatchOutput: Sendable {
             context.output.line("resuming \(path) from byte \(from)")
         case let .failed(path, reason, retry):
             context.errors.line("failed \(path): \(reason) (retry in \(Int(retry.rounded(.up))) s)")
-        case let .moved(from, to):
-            context.output.line("moved \(from) → \(to) (remote copy kept)")
+        case let .moved(from, to, remoteMoved):
+            context.output.line("moved \(from) → \(to)" + (remoteMoved ? " (remote copy moved)" : " (remote copy kept)"))
         case let .removed(path, remoteDeleted):
             context.output.line("removed \(path)" + (remoteDeleted ? " (remote copy deleted)" : ""))
         case let .notice(text):
@@ -82,8 +82,8 @@ struct WatchOutput: Sendable {
             return ["event": "failed", "path": path, "reason": reason, "retry_in": retry]
         case let .dropped(path):
             return ["event": "dropped", "path": path]
-        case let .moved(from, to):
-            return ["event": "moved", "from": from, "to": to]
+        case let .moved(from, to, remoteMoved):
+            return ["event": "moved", "from": from, "to": to, "remote_moved": remoteMoved]
         case let .removed(path, remoteDeleted):
             return ["event": "removed", "path": path, "remote_deleted": remoteDeleted]
         case let .notice(text):

@@ -37,6 +37,13 @@ final class WatchProcess {
         }
     }
 
+    /// The events not read yet, up to the end of the output (call once the process has ended).
+    func remaining() -> [[String: Any]] {
+        pending.append(stdout.fileHandleForReading.readDataToEndOfFile())
+        defer { pending.removeAll() }
+        return pending.split(separator: 10).compactMap { try? JSONSerialization.jsonObject(with: Data($0)) as? [String: Any] }
+    }
+
     /// Sends `signal` and returns the exit status.
     func stop(_ signal: Int32 = SIGTERM) -> Int32 {
         kill(process.processIdentifier, signal)
@@ -105,8 +112,9 @@ final class RequestLog: Sendable {
         Progress survives crashes and restarts: the queue lives in SQLite under --state, uploads
         resume from the server's offset, and a start-up scan finds what changed meanwhile.
         Without --to, the embedded cloud is started in this process with its default store
-        (as `skylift serve` would) and its URL and token are printed. Moved files are not
-        uploaded again (their remote copy keeps its name); deletions are only propagated with
+        (as `skylift serve` would) and its URL and token are printed. A file or folder moved
+        inside DIR is moved on the remote too, not uploaded again (where the destination cannot
+        move, its copy keeps its old name); deletions are only propagated with
         --mirror-deletes. Dotfiles, *.part, *.tmp, *.crdownload, *~ and *.swp are ignored.
         SIGINT/SIGTERM pause uploads where they can resume and exit 0.
 
@@ -184,6 +192,33 @@ final class RequestLog: Sendable {
         #expect(r.err.contains("'/elsewhere'") && r.err.contains("'\(cloud.dir.path)'") && r.err.contains(cloud.state.path))
         r = await runSkylift(["status", "--state", missing])
         #expect(r.status == 1 && r.err.contains(missing))
+    }
+
+    @Test func movesInsideTheFolderAreMovedOnTheServerWithNoUpload() async throws {
+        let cloud = try WatchCloud()
+        try FileManager.default.createDirectory(at: cloud.dir.appendingPathComponent("trip/day1"), withIntermediateDirectories: true)
+        let clip = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 13) })
+        try clip.write(to: cloud.dir.appendingPathComponent("trip/day1/clip.mov"))
+        try Data("loose".utf8).write(to: cloud.dir.appendingPathComponent("loose.txt"))
+        let watch = try cloud.watch()
+        var uploaded: Set<String> = []
+        while uploaded != ["trip/day1/clip.mov", "loose.txt"], let e = watch.await("uploaded") { uploaded.insert(e["path"] as? String ?? "") }
+        let writes = ["POST", "PATCH", "PUT"].map(cloud.count).reduce(0, +)
+
+        try FileManager.default.moveItem(at: cloud.dir.appendingPathComponent("trip"), to: cloud.dir.appendingPathComponent("trip 2026"))
+        #expect(watch.await("moved") { $0["to"] as? String == "trip 2026" }?["remote_moved"] as? Bool == true)
+        try FileManager.default.moveItem(at: cloud.dir.appendingPathComponent("loose.txt"),
+                                         to: cloud.dir.appendingPathComponent("trip 2026/day1/loose.txt"))
+        #expect(watch.await("moved") { $0["to"] as? String == "trip 2026/day1/loose.txt" }?["remote_moved"] as? Bool == true)
+        #expect(watch.stop() == 0)
+        #expect(!watch.remaining().contains { $0["event"] as? String == "uploading" })
+
+        #expect(["POST", "PATCH", "PUT"].map(cloud.count).reduce(0, +) == writes)
+        #expect(cloud.count("MOVE") == 2)
+        #expect(try Data(contentsOf: cloud.stored("trip 2026/day1/clip.mov")) == clip)
+        #expect(try String(contentsOf: cloud.stored("trip 2026/day1/loose.txt"), encoding: .utf8) == "loose")
+        #expect(!FileManager.default.fileExists(atPath: cloud.stored("trip").path))
+        #expect(!FileManager.default.fileExists(atPath: cloud.stored("loose.txt").path))
     }
 
     @Test func killNineMidUploadThenRestartUploadsEachFileOnce() async throws {
