@@ -12,14 +12,14 @@ public struct StorageConfiguration: Sendable {
     public var maxUploadSize: Int64
     /// Receives one line per finished request (method, raw path, status, bytes, ms); never headers or queries.
     public var accessLog: (@Sendable (String) -> Void)?
-    /// Most connections served at once (each holds a thread).
+    /// Most connections served at once (each holds a thread); one past it gets `503` and is closed.
     public var connectionLimit: Int
     /// Seconds a connection may sit idle before it is closed.
     public var idleTimeout: Int
 
     public init(root: URL, token: String?, tusExpiry: TimeInterval = 24 * 3600,
                 maxUploadSize: Int64 = 1 << 40, accessLog: (@Sendable (String) -> Void)? = nil,
-                connectionLimit: Int = 256, idleTimeout: Int = 120) {
+                connectionLimit: Int = 1024, idleTimeout: Int = 120) {
         self.root = root
         self.token = token
         self.tusExpiry = tusExpiry
