@@ -161,6 +161,9 @@ private let releaseProducer: MHD_ContentReaderFreeCallback = { cls in
     box.producer.close()
 }
 
+/// Largest piece a streamed body is asked for at once.
+private let streamBlock = 256 * 1024
+
 /// Headers the server sets itself from the body; a handler's copies would contradict them.
 private let managedHeaders: Set<String> = ["content-length", "transfer-encoding", "connection"]
 
@@ -181,7 +184,9 @@ private func queue(_ response: HTTPResponse, on connection: OpaquePointer?, cont
     case let .stream(length, producer):
         let box = Unmanaged.passRetained(ProducerBox(producer)).toOpaque()
         let size = length.map { UInt64($0) } ?? UInt64.max // MHD_SIZE_UNKNOWN
-        mhdResponse = MHD_create_response_from_callback(size, 256 * 1024, produceCallback, box, releaseProducer)
+        // libmicrohttpd allocates (and clears) a buffer of this size per response: no bigger than the body.
+        let block = length.map { Int(max(1, min(Int64(streamBlock), $0))) } ?? streamBlock
+        mhdResponse = MHD_create_response_from_callback(size, block, produceCallback, box, releaseProducer)
         if mhdResponse == nil { releaseProducer(box) }
     }
     guard let mhdResponse else { return MHD_Result.NO }
