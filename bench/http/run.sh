@@ -40,7 +40,7 @@ trap cleanup EXIT
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 wait_port() { for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$1/" && return 0; sleep 0.1; done; echo "nothing listens on $1" >&2; exit 1; }
-median() { python3 -c 'import sys, statistics; print(f"{statistics.median(float(x) for x in sys.argv[1:]):.0f}")' "$@"; }
+median() { python3 -c 'import sys, statistics; m = statistics.median(float(x) for x in sys.argv[1:]); print(f"{m:.0f}" if m >= 100 else f"{m:.2f}")' "$@"; }
 ratio() { python3 -c "print(f'{$1 / $2:.2f}')"; }
 load() { cut -d' ' -f1 /proc/loadavg; }
 
