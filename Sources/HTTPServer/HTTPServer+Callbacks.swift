@@ -130,6 +130,9 @@ let skyliftRequestCompleted: MHD_RequestCompletedCallback = { cls, _, conCls, to
     if !context.finished {
         context.receiver?.abort()
         context.receiver = nil
+        // The client left while its body was being drained: the chosen answer is never sent.
+        context.pending?.body.release()
+        context.pending = nil
     }
     guard let log = server.configuration.accessLog else { return }
     let ms = Double(DispatchTime.now().uptimeNanoseconds - context.started.uptimeNanoseconds) / 1_000_000
@@ -199,4 +202,15 @@ private func queue(_ response: HTTPResponse, on connection: OpaquePointer?, cont
     let result = MHD_queue_response(connection, UInt32(response.status), mhdResponse)
     MHD_destroy_response(mhdResponse)
     return result
+}
+
+extension HTTPResponse.Body {
+    /// Frees what a body that will never be sent holds: its descriptor or its producer.
+    fileprivate func release() {
+        switch self {
+        case let .file(descriptor, _, _): close(descriptor)
+        case let .stream(_, producer): producer.close()
+        case .empty, .bytes: break
+        }
+    }
 }
