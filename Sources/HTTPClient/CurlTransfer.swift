@@ -21,6 +21,12 @@ final class CurlTransfer: @unchecked Sendable {
     var head = CurlResponseHead()
     var lastMovedBytes: Int64 = -1
     var lastProgress = ContinuousClock.now
+    /// Response body bytes received, and the body's length once curl knows it (Content-Length).
+    var received: Int64 = 0
+    var expectedBody: Int64?
+
+    /// Most bytes read and dropped after the consumer cancelled, to keep the connection for reuse.
+    static let drainLimit: Int64 = 256 * 1024
 
     init(request: HTTPClientRequest, redactedURL: URL, channel: ResponseChannel, pool: CurlHandlePool, socketBufferSize: Int) {
         self.request = request
@@ -36,7 +42,6 @@ final class CurlTransfer: @unchecked Sendable {
             channel.finish(error: .transferFailed(url: url, reason: "curl_easy_init failed"))
             return
         }
-        defer { pool.giveBack(handle) }
         let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
         defer { errorBuffer.deallocate() }
@@ -53,6 +58,9 @@ final class CurlTransfer: @unchecked Sendable {
             failure = .bodyStreamFailed(url: url, reason: error.reason)
         }
         body.close()
+        // The handle (and its open connection) goes back before the consumer learns the body ended, so the
+        // request it sends next finds the connection idle instead of opening another.
+        pool.giveBack(handle)
         channel.finish(error: failure)
     }
 

@@ -44,7 +44,7 @@ public final class RangeCache: Sendable {
     public let configuration: Configuration
     let io: any CacheFileIO
     let resourcesPath: String
-    let state: Mutex<State>
+    let state: ThreadMutex<State>
     private let lockDescriptor: Int32
 
     /// Opens (creating if needed) the cache directory and takes ownership of it.
@@ -77,7 +77,7 @@ public final class RangeCache: Sendable {
             io.close(lockDescriptor)
             throw error
         }
-        state = Mutex(loaded)
+        state = ThreadMutex(loaded)
         state.withLock { s in
             _ = evictLocked(&s, toFit: 0, sparing: nil)
         }

@@ -14,7 +14,7 @@ public struct StorageConfiguration: Sendable {
     /// Receives one line per finished request (method, path as sent with control bytes escaped, status, bytes,
     /// ms); never headers or queries.
     public var accessLog: (@Sendable (String) -> Void)?
-    /// Most connections served at once (each holds a thread).
+    /// Most connections served at once (each holds a thread); one past it gets `503` and is closed.
     public var connectionLimit: Int
     /// Seconds a connection may sit idle before it is closed.
     public var idleTimeout: Int
@@ -28,7 +28,7 @@ public struct StorageConfiguration: Sendable {
 
     public init(root: URL, token: String?, tusExpiry: TimeInterval = 24 * 3600,
                 maxUploadSize: Int64 = 1 << 40, accessLog: (@Sendable (String) -> Void)? = nil,
-                connectionLimit: Int = 256, idleTimeout: Int = 120, allowedHosts: HostPolicy? = nil) {
+                connectionLimit: Int = 1024, idleTimeout: Int = 120, allowedHosts: HostPolicy? = nil) {
         self.root = root
         self.token = token
         self.tusExpiry = tusExpiry

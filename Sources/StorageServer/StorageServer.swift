@@ -37,6 +37,9 @@ public final class StorageServer: Sendable {
     /// The bound port, once started.
     public var port: UInt16 { http.port }
 
+    /// TCP connections accepted since start (clients that keep connections open make few).
+    public var connectionsAccepted: Int { http.connectionsAccepted }
+
     /// `http://host:port` of the running server.
     public var baseURL: String { http.baseURL }
 }
