@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
+import SkyliftCore
 
 /// A parsed XML element: just enough of a tree to read S3's response documents.
 struct S3XMLElement: Sendable {
@@ -15,6 +16,8 @@ struct S3XMLElement: Sendable {
     func all(_ name: String) -> [S3XMLElement] { children.filter { $0.name == name } }
     /// The text of the first child named `name`.
     subscript(_ name: String) -> String? { child(name)?.text }
+    /// The first child named `name` as a non-negative integer; nil when absent, signed or beyond Int64.
+    func integer(_ name: String) -> Int64? { self[name].flatMap { Int64(digits: $0.trimmingSpaces()) } }
 
     /// Parses `bytes`; nil when they are not well-formed XML.
     static func parse(_ bytes: [UInt8]) -> S3XMLElement? {

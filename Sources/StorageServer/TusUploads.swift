@@ -85,7 +85,7 @@ final class TusUploads: Sendable {
         guard mediaType(request) == Self.offsetContentType else {
             return .respond(Self.tusResponse(415, "PATCH needs Content-Type: \(Self.offsetContentType)"))
         }
-        guard let claimed = request.headers["Upload-Offset"].flatMap({ Int64(digits: $0.trimmingSpaces()) }) else {
+        guard let claimed = request.headers.integer("Upload-Offset") else {
             return .respond(Self.tusResponse(400, "PATCH needs a valid Upload-Offset"))
         }
         guard claimed == offset else {
@@ -117,7 +117,7 @@ final class TusUploads: Sendable {
         case let .refused(response): return .respond(response)
         }
         let limit = info.length ?? maxSize
-        if let bodyLength = request.contentLength, offset + bodyLength > limit {
+        if let bodyLength = request.contentLength, bodyLength > limit - offset { // no `offset + bodyLength`: it can overflow
             return .respond(Self.tusResponse(413, "body runs past the upload's length \(limit)"))
         }
         guard claim(upload.id) else { return .respond(Self.tusResponse(409, "another request is writing this upload")) }
