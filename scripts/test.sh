@@ -10,4 +10,7 @@ scripts/pip-deps.sh
 swift build --build-tests
 # Serial: many tests wait on child processes, sockets and settle windows, and on a 2-core machine the
 # cooperative pool has two threads; one test at a time keeps every wait meaningful (~2 minutes in all).
-exec swift test --skip-build --no-parallel "$@"
+swift test --skip-build --no-parallel "$@"
+# Every parser's libFuzzer target for a few seconds (instrumented modules are built apart, into .build/fuzz):
+# a crash fails the run and leaves its input in Fuzz/crashes/. Skipped when the suite was filtered.
+if [[ $# -eq 0 ]]; then scripts/fuzz.sh 3; fi

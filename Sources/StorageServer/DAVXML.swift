@@ -18,12 +18,24 @@ enum DAVXML {
     static func parse(_ bytes: [UInt8]) -> XMLElement? {
         // XMLDocument recovers from some malformed input; the SAX parser records every well-formedness error
         // (on Linux its parse() can still return true, so the error is what counts).
+        // A body without an element (empty, only blanks) passes the SAX check on Linux, and XMLDocument then
+        // dereferences the null document libxml2 returns: the root element must have been seen. And XMLParser
+        // traps on an element name that is not UTF-8, so such bodies never reach it. (Both found by fuzzing.)
+        guard String(validating: bytes, as: UTF8.self) != nil else { return nil }
         let data = Data(bytes)
         let strict = XMLParser(data: data)
-        guard strict.parse(), strict.parserError == nil,
+        let seen = RootSeen()
+        strict.delegate = seen
+        guard strict.parse(), strict.parserError == nil, seen.root,
               let doc = try? XMLDocument(data: data, options: []), let root = doc.rootElement(),
               declarationsAreValid(root) else { return nil }
         return root
+    }
+
+    private final class RootSeen: NSObject, XMLParserDelegate {
+        var root = false
+        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+                    attributes: [String: String] = [:]) { root = true }
     }
 
     /// Namespaces in XML 1.0 forbids undeclared prefixes and binding one to the empty name (`xmlns:p=""`);
@@ -63,7 +75,7 @@ enum DAVXML {
             node = e.parent
         }
         let qualified = element.name ?? "x"
-        let prefix = qualified.contains(":") ? String(qualified.split(separator: ":")[0]) : ""
+        let prefix = qualified.contains(":") ? String(qualified.prefix { $0 != ":" }) : ""
         if declared[prefix] == nil { declared[prefix] = element.uri ?? "" }
         var out = "<" + qualified
         for (p, uri) in declared.sorted(by: { $0.key < $1.key }) {

@@ -112,7 +112,7 @@ final class TusUploads: Sendable {
     private func receive(_ request: HTTPRequest, upload: TusUpload, info: TusUpload.Info, offset: Int64,
                          wrap: @escaping (HTTPResponse) -> HTTPResponse) -> HTTPHeadDecision {
         let checksum: TusPatchReceiver.Checksum?
-        switch parseChecksum(request.headers["Upload-Checksum"]) {
+        switch Self.parseChecksum(request.headers["Upload-Checksum"]) {
         case let .value(c): checksum = c
         case let .refused(response): return .respond(response)
         }
@@ -272,10 +272,10 @@ final class TusUploads: Sendable {
     }
 
     private func mediaType(_ request: HTTPRequest) -> String? {
-        request.headers["Content-Type"].map { String($0.split(separator: ";")[0]).trimmingSpaces().lowercased() }
+        request.headers["Content-Type"].map { String($0.prefix { $0 != ";" }).trimmingSpaces().lowercased() }
     }
 
-    private func parseChecksum(_ value: String?) -> Checked<TusPatchReceiver.Checksum?> {
+    static func parseChecksum(_ value: String?) -> Checked<TusPatchReceiver.Checksum?> {
         guard let value else { return .value(nil) }
         let parts = value.trimmingSpaces().split(separator: " ", omittingEmptySubsequences: true)
         guard parts.count == 2 else { return .refused(Self.tusResponse(400, "malformed Upload-Checksum")) }
