@@ -20,14 +20,13 @@ public enum PropfindResponse {
     <d:propfind xmlns:d="DAV:"><d:prop><d:resourcetype/><d:getcontentlength/><d:getetag/><d:getlastmodified/><d:getcontenttype/></d:prop></d:propfind>
     """
 
-    /// The entries of `body`; throws when it is not a multistatus document. A body that is not UTF-8 is refused
-    /// before XMLParser sees it: on Linux it traps on an element name that is not (found by the propfind fuzz target).
+    /// The entries of `body`; throws when it is not a multistatus document or fails ``XMLPrecheck``.
     public static func parse(_ body: [UInt8], url: URL) throws -> [PropfindEntry] {
         let delegate = Collector()
         let parser = XMLParser(data: Data(body))
         parser.shouldProcessNamespaces = true
         parser.delegate = delegate
-        guard String(validating: body, as: UTF8.self) != nil, parser.parse(), delegate.sawMultistatus else {
+        guard XMLPrecheck.accepts(body), parser.parse(), delegate.sawMultistatus else {
             throw RemoteError.protocolViolation(url: url, reason: "PROPFIND answer is not a DAV multistatus document")
         }
         return delegate.entries

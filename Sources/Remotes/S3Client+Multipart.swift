@@ -74,7 +74,12 @@ extension S3Client {
             if let marker { call.query.append(("part-number-marker", marker)) }
             let root = try await document(try await send(call), call: call)
             parts += root.all("Part").compactMap(S3Part.init(listed:))
-            marker = root["IsTruncated"] == "true" ? root["NextPartNumberMarker"] : nil
+            let next = root["IsTruncated"] == "true" ? root["NextPartNumberMarker"] : nil
+            // Part numbers only grow: a marker that does not would page forever.
+            if let next, (Int64(digits: next.trimmingSpaces()) ?? 0) <= (marker.flatMap { Int64(digits: $0) } ?? 0) {
+                throw S3Error.invalidResponse(resource: call.resource, reason: "ListParts marker \(next) does not advance")
+            }
+            marker = next
         } while marker != nil
         return parts
     }

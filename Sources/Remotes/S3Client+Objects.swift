@@ -106,7 +106,12 @@ extension S3Client {
                                                lastModified: item["LastModified"].flatMap(Self.parseISODate)))
             }
             prefixes += root.all("CommonPrefixes").compactMap { $0["Prefix"] }
-            token = root["IsTruncated"] == "true" ? root["NextContinuationToken"] : nil
+            let next = root["IsTruncated"] == "true" ? root["NextContinuationToken"] : nil
+            // The same token again would page forever.
+            if let next, next == token {
+                throw S3Error.invalidResponse(resource: call.resource, reason: "ListObjectsV2 continuation token repeats")
+            }
+            token = next
         } while token != nil
         return (objects, prefixes)
     }

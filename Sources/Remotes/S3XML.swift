@@ -19,10 +19,9 @@ struct S3XMLElement: Sendable {
     /// The first child named `name` as a non-negative integer; nil when absent, signed or beyond Int64.
     func integer(_ name: String) -> Int64? { self[name].flatMap { Int64(digits: $0.trimmingSpaces()) } }
 
-    /// Parses `bytes`; nil when they are not well-formed XML, or not UTF-8: Foundation's XMLParser on Linux
-    /// traps on an element name that is not (found by the s3-xml fuzz target).
+    /// Parses `bytes`; nil when they are not well-formed XML or fail ``XMLPrecheck``.
     static func parse(_ bytes: [UInt8]) -> S3XMLElement? {
-        guard String(validating: bytes, as: UTF8.self) != nil else { return nil }
+        guard XMLPrecheck.accepts(bytes) else { return nil }
         let builder = Builder()
         let parser = XMLParser(data: Data(bytes))
         parser.delegate = builder

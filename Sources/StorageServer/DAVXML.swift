@@ -3,6 +3,7 @@ import Foundation
 import FoundationXML
 #endif
 import HTTPServer
+import SkyliftCore
 
 /// A property name: namespace URI plus local name (RFC 4918 §4.3).
 struct PropertyName: Hashable, Codable, Sendable {
@@ -19,9 +20,8 @@ enum DAVXML {
         // XMLDocument recovers from some malformed input; the SAX parser records every well-formedness error
         // (on Linux its parse() can still return true, so the error is what counts).
         // A body without an element (empty, only blanks) passes the SAX check on Linux, and XMLDocument then
-        // dereferences the null document libxml2 returns: the root element must have been seen. And XMLParser
-        // traps on an element name that is not UTF-8, so such bodies never reach it. (Both found by fuzzing.)
-        guard String(validating: bytes, as: UTF8.self) != nil else { return nil }
+        // dereferences the null document libxml2 returns: the root element must have been seen (found by fuzzing).
+        guard XMLPrecheck.accepts(bytes) else { return nil }
         let data = Data(bytes)
         let strict = XMLParser(data: data)
         let seen = RootSeen()

@@ -153,6 +153,9 @@ final class HugeDatePeer: HTTPHandler, Sendable {
         let latin1 = root.appendingPathComponent("latin1.xml")
         try Data([0x3C, 0xE9, 0x61, 0x2F, 0x3E]).write(to: latin1) // <éa/> in ISO-8859-1
         #expect(try curlOutcome(auth + ["-X", "PROPFIND", "-H", "Depth: 0", "--data-binary", "@" + latin1.path, url]).status == "400")
+        // And on a processing instruction without data, it dereferences a null pointer.
+        #expect(try curlOutcome(auth + ["-X", "PROPFIND", "-H", "Depth: 0", "--data-binary",
+                                        "<?a?><D:propfind xmlns:D=\"DAV:\"><D:allprop/></D:propfind>", url]).status == "400")
 
         // tus: three bytes in, then a PATCH at offset 3 claiming an Int64.max body.
         let created = try curlOutcome(auth + ["-X", "POST", "-H", "Tus-Resumable: 1.0.0", "-H", "Upload-Length: 10",

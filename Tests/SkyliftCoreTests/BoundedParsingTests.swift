@@ -56,6 +56,16 @@ import Testing
         #expect(ByteRange(checkedOffset: Int64.max - 1, length: 1)?.end == Int64.max)
     }
 
+    @Test func xmlPrecheckRefusesWhatXMLParserCannotTake() {
+        #expect(XMLPrecheck.accepts(Array("<?xml version=\"1.0\"?>\n<a><b/></a>".utf8)))
+        #expect(XMLPrecheck.accepts([0xEF, 0xBB, 0xBF] + Array("<?xml version='1.0'?><a/>".utf8)))
+        #expect(XMLPrecheck.accepts(Array("<a>é</a>".utf8)))
+        #expect(!XMLPrecheck.accepts([0x3C, 0xE9, 0x61, 0x2F, 0x3E]))
+        for bad in ["<?a?><b/>", "<?xml version=\"1.0\"?><?x?><a/>", "<a><?pi data?></a>", "<?xml?><a/>", "<?xml version='1.0'"] {
+            #expect(!XMLPrecheck.accepts(Array(bad.utf8)), "\(bad)")
+        }
+    }
+
     @Test func nanosecondsSaturate() {
         #expect(Int64.nanoseconds(seconds: 10_000_000_000, nanoseconds: 5) == Int64.max)
         #expect(Int64.nanoseconds(seconds: -10_000_000_000, nanoseconds: 5) == Int64.min)
