@@ -2,7 +2,7 @@
 # Builds every libFuzzer target in Fuzz/Targets and runs each for SECONDS (default 30).
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET...]      e.g. scripts/fuzz.sh 3, scripts/fuzz.sh 600 http-date
-#   FUZZ_RUNS=10000000 scripts/fuzz.sh 0 range  run a fixed number of inputs instead of a time
+#   FUZZ_RUNS=10000000 scripts/fuzz.sh 0 range  run a number of inputs (with SECONDS > 0: whichever ends first)
 #
 # The project's modules are compiled here with swiftc (coverage + AddressSanitizer, testable so targets reach
 # internal parsers) into .build/fuzz, apart from the SwiftPM build: `swift build`/`swift test` never see them.
@@ -49,8 +49,9 @@ for t in "${targets[@]}"; do
             "${objects[@]}" "${libs[@]}" -o "$bin" 2> "$out/logs/$t.link" || { cat "$out/logs/$t.link" >&2; exit 1; }
     fi
     mkdir -p "$out/corpus/$t" "Fuzz/corpus/$t"
-    limit=(-max_total_time="$seconds")
-    [[ -n "${FUZZ_RUNS:-}" ]] && limit=(-runs="$FUZZ_RUNS")
+    limit=()
+    [[ "$seconds" != 0 ]] && limit+=(-max_total_time="$seconds")
+    [[ -n "${FUZZ_RUNS:-}" ]] && limit+=(-runs="$FUZZ_RUNS")
     log="$out/logs/$t.log"
     # New inputs go to the working corpus under .build; the committed seeds are only read.
     set +e

@@ -10,7 +10,10 @@ public enum XMLPrecheck {
         let declaration = Array("<?xml".utf8)
         if rest.starts(with: declaration), let next = rest.dropFirst(declaration.count).first,
            next == 0x20 || next == 0x09 || next == 0x0D || next == 0x0A {
-            guard let end = firstIndex(of: [0x3F, 0x3E], in: rest) else { return false } // ?>
+            // The declaration ends at the first `?>` and holds no `<` (else it hides a `<?x?>`).
+            guard let end = firstIndex(of: [0x3F, 0x3E], in: rest), !rest[..<end].dropFirst().contains(0x3C) else {
+                return false
+            }
             rest = rest[(end + 2)...]
         }
         return firstIndex(of: [0x3C, 0x3F], in: rest) == nil // <?

@@ -61,7 +61,8 @@ import Testing
         #expect(XMLPrecheck.accepts([0xEF, 0xBB, 0xBF] + Array("<?xml version='1.0'?><a/>".utf8)))
         #expect(XMLPrecheck.accepts(Array("<a>é</a>".utf8)))
         #expect(!XMLPrecheck.accepts([0x3C, 0xE9, 0x61, 0x2F, 0x3E]))
-        for bad in ["<?a?><b/>", "<?xml version=\"1.0\"?><?x?><a/>", "<a><?pi data?></a>", "<?xml?><a/>", "<?xml version='1.0'"] {
+        for bad in ["<?a?><b/>", "<?xml version=\"1.0\"?><?x?><a/>", "<a><?pi data?></a>", "<?xml?><a/>", "<?xml version='1.0'",
+                    "<?xml \"onal><?x?>"] {
             #expect(!XMLPrecheck.accepts(Array(bad.utf8)), "\(bad)")
         }
     }
