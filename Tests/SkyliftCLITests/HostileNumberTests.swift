@@ -231,4 +231,21 @@ final class HugeDatePeer: HTTPHandler, Sendable {
         #expect(status == 0, "\(upload.errorText)")
         #expect(peer.uploaded.withLock { $0["/up/clip.bin"] } == bytes)
     }
+
+    @Test func s3UploadIgnoresListedPartsWithImpossibleSizes() throws {
+        let dir = try tempDirectory("s3-lies")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let source = dir.appendingPathComponent("big.bin")
+        let length = 9 << 20 // above the single-PUT limit: a multipart upload whose parts are listed
+        try Data(count: length).write(to: source)
+        let s3 = try LyingS3()
+        defer { s3.stop() }
+        let upload = try TransferProcess(["upload", source.path, "--to", "s3://bucket/media/", "--s3-endpoint", s3.endpoint,
+                                          "--s3-addressing", "path", "--state", dir.appendingPathComponent("state").path],
+                                         environment: ["PATH": "/usr/bin:/bin", "HOME": dir.path,
+                                                       "AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test"])
+        let (_, status) = upload.finish()
+        #expect(status == 0, "\(upload.errorText)")
+        #expect(s3.storedLength == length)
+    }
 }
