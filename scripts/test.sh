@@ -17,3 +17,6 @@ swift test --skip-build --no-parallel "$@"
 # minutes the first time), then --help, --version, serve and an upload with the toolchain hidden. Skipped when
 # arguments (e.g. --filter) narrow the run to some tests.
 if (($# == 0)); then scripts/check-install.sh; fi
+# Every parser's libFuzzer target for a few seconds (instrumented modules are built apart, into .build/fuzz):
+# a crash fails the run and leaves its input in Fuzz/crashes/. Skipped when the suite was filtered.
+if [[ $# -eq 0 ]]; then scripts/fuzz.sh 3; fi

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SkyliftCore
 
 /// `FileSystemAccess` over `lstat`, `openat` and `readdir`: one `fstatat` per file, relative to the open
 /// folder, so a 100,000-file crawl costs little more than the kernel's own work.
@@ -63,9 +64,9 @@ struct PosixFileSystem: FileSystemAccess {
 
     static func snapshot(_ path: String, _ st: stat) -> FileSnapshot {
         #if canImport(Darwin)
-        let mtime = Int64(st.st_mtimespec.tv_sec) * 1_000_000_000 + Int64(st.st_mtimespec.tv_nsec)
+        let mtime = Int64.nanoseconds(seconds: Int64(st.st_mtimespec.tv_sec), nanoseconds: Int64(st.st_mtimespec.tv_nsec))
         #else
-        let mtime = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
+        let mtime = Int64.nanoseconds(seconds: Int64(st.st_mtim.tv_sec), nanoseconds: Int64(st.st_mtim.tv_nsec))
         #endif
         return FileSnapshot(path: path, size: Int64(st.st_size), mtimeNanoseconds: mtime, inode: UInt64(st.st_ino))
     }

@@ -42,6 +42,10 @@ public final class RangeCache: Sendable {
     static let formatLine = "skylift-range-cache 1"
 
     public let configuration: Configuration
+
+    /// The largest resource length accepted from an origin or a map on disk (1 EiB): far beyond any real file,
+    /// and far enough below Int64.max that positions plus windows and block rounding cannot overflow.
+    public static let maxResourceLength: Int64 = 1 << 60
     let io: any CacheFileIO
     let resourcesPath: String
     let state: ThreadMutex<State>

@@ -17,6 +17,25 @@ public struct S3Part: Sendable, Hashable {
         self.size = size
         self.checksumSHA256 = checksumSHA256
     }
+
+    /// A `<Part>` of a ListParts answer; nil unless its number is 1...10,000 and its size a non-negative
+    /// integer, so a hostile listing cannot produce negative offsets or overflowing sums.
+    init?(listed part: S3XMLElement) {
+        guard let number = part.integer("PartNumber"), (1...S3Uploader.maximumParts).contains(number),
+              let size = part.integer("Size") else { return nil }
+        self.init(number: Int(number), etag: part["ETag"] ?? "", size: size, checksumSHA256: part["ChecksumSHA256"])
+    }
+
+    /// The sum of `parts`' sizes; nil when it does not fit in Int64.
+    static func total(_ parts: [S3Part]) -> Int64? {
+        var sum: Int64 = 0
+        for p in parts {
+            let (s, overflow) = sum.addingReportingOverflow(p.size)
+            if overflow { return nil }
+            sum = s
+        }
+        return sum
+    }
 }
 
 extension S3Client {
@@ -54,11 +73,13 @@ extension S3Client {
             var call = Call(method: "GET", bucket: bucket, key: key, query: [("uploadId", uploadId)])
             if let marker { call.query.append(("part-number-marker", marker)) }
             let root = try await document(try await sendToUpload(call), call: call)
-            for part in root.all("Part") {
-                guard let number = part["PartNumber"].flatMap(Int.init), let size = part["Size"].flatMap(Int64.init) else { continue }
-                parts.append(S3Part(number: number, etag: part["ETag"] ?? "", size: size, checksumSHA256: part["ChecksumSHA256"]))
+            parts += root.all("Part").compactMap(S3Part.init(listed:))
+            let next = root["IsTruncated"] == "true" ? root["NextPartNumberMarker"] : nil
+            // Part numbers only grow: a marker that does not would page forever.
+            if let next, (Int64(digits: next.trimmingSpaces()) ?? 0) <= (marker.flatMap { Int64(digits: $0) } ?? 0) {
+                throw S3Error.invalidResponse(resource: call.resource, reason: "ListParts marker \(next) does not advance")
             }
-            marker = root["IsTruncated"] == "true" ? root["NextPartNumberMarker"] : nil
+            marker = next
         } while marker != nil
         return parts
     }

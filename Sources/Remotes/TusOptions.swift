@@ -19,7 +19,7 @@ public struct TusOptions: Sendable, Hashable {
         self.versions = versions.isEmpty ? [headers["Tus-Resumable"] ?? TusProtocol.version] : versions
         self.extensions = Set(Self.list(headers["Tus-Extension"]).map { $0.lowercased() })
         self.checksumAlgorithms = Self.list(headers["Tus-Checksum-Algorithm"]).map { $0.lowercased() }
-        self.maxSize = headers["Tus-Max-Size"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+        self.maxSize = headers.integer("Tus-Max-Size")
     }
 
     public init(versions: [String] = [TusProtocol.version], extensions: Set<String>, checksumAlgorithms: [String] = [], maxSize: Int64? = nil) {
@@ -78,13 +78,12 @@ public enum TusProtocol {
 
     /// `Upload-Offset` of a response, when present and a non-negative integer.
     public static func offset(_ headers: HTTPHeaders) -> Int64? {
-        guard let v = headers["Upload-Offset"].flatMap({ Int64($0.trimmingCharacters(in: .whitespaces)) }), v >= 0 else { return nil }
-        return v
+        headers.integer("Upload-Offset")
     }
 
     /// `Upload-Length` of a response, when present.
     public static func length(_ headers: HTTPHeaders) -> Int64? {
-        headers["Upload-Length"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+        headers.integer("Upload-Length")
     }
 
     /// The headers every tus request carries besides OPTIONS.

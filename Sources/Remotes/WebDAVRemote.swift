@@ -29,7 +29,7 @@ public struct WebDAVRemote: Remote {
         switch r.status {
         case 200, 204:
             let h = r.headers
-            let info = ContentInfo(length: h["Content-Length"].flatMap { Int64($0) }, contentType: h["Content-Type"],
+            let info = ContentInfo(length: h.integer("Content-Length"), contentType: h["Content-Type"],
                                    etag: h["ETag"], lastModified: h["Last-Modified"].flatMap(HTTPDate.parse))
             return RemoteObject(name: name, url: u, info: info, sha256: ServerDigest.sha256(h))
         case 404, 410: return nil

@@ -1,4 +1,5 @@
 import Foundation
+import SkyliftCore
 
 /// What the server needs to know about a file or directory: kind, size and validators.
 struct FileStat: Sendable, Equatable {
@@ -33,7 +34,7 @@ extension FileStat {
         }
         size = Int64(st.st_size)
         inode = UInt64(st.st_ino)
-        mtimeNanoseconds = Int64(st.modificationTime.tv_sec) * 1_000_000_000 + Int64(st.modificationTime.tv_nsec)
+        mtimeNanoseconds = .nanoseconds(seconds: Int64(st.modificationTime.tv_sec), nanoseconds: Int64(st.modificationTime.tv_nsec))
     }
 
     init?(path: String) {
