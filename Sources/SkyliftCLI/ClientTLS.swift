@@ -5,7 +5,7 @@ import HTTPClient
 /// whose certificate no system CA signed, such as `skylift serve --tls-self-signed`.
 enum ClientTLS {
     static let options = [
-        OptionSpec("--ca-cert", "FILE", help: "trust HTTPS servers whose certificate FILE (PEM) is or signed"),
+        OptionSpec("--ca-cert", "FILE", help: "trust an HTTPS server whose certificate is in FILE (PEM) or signed by one there"),
         OptionSpec("--pin-sha256", "PIN", help: "trust the HTTPS server with this public key, as 'serve' prints (sha256//BASE64)"),
     ]
 
