@@ -66,6 +66,7 @@ let package = Package(
         .target(name: "TestPrograms", path: "Tests/TestPrograms"),
         .testTarget(name: "SkyliftCoreTests", dependencies: ["SkyliftCore", "TestProbes"]),
         .testTarget(name: "HashingTests", dependencies: ["Hashing"]),
+        .testTarget(name: "CertificatesTests", dependencies: ["Certificates"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestPrograms"]),
         .testTarget(name: "WebAppTests", dependencies: ["WebApp", "Hashing", "TestPrograms"], exclude: ["browser"]),
         .testTarget(name: "StorageServerTests", dependencies: ["StorageServer", "Hashing", "TestPrograms"]),

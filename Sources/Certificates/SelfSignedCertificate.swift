@@ -13,7 +13,7 @@ public struct SelfSignedCertificate: Sendable {
         guard let first = unique.first else { throw .generation("no names given") }
         var entries: [String] = []
         for name in unique {
-            guard !name.isEmpty, name.unicodeScalars.allSatisfy(Self.allowedInName) else {
+            guard isUsableName(name) else {
                 throw .generation("not a host name or IP address: \(name.debugDescription)")
             }
             entries.append((Self.isIPAddress(name) ? "IP:" : "DNS:") + name)
@@ -38,8 +38,11 @@ public struct SelfSignedCertificate: Sendable {
         return inet_pton(AF_INET, name, &v4) == 1 || inet_pton(AF_INET6, name, &v6) == 1
     }
 
-    // Letters, digits, '-', '.', ':' (IPv6) and '_': nothing that could end or extend the alt-name list.
-    private static func allowedInName(_ c: Unicode.Scalar) -> Bool {
-        c.isASCII && (c.properties.isAlphabetic || ("0"..."9").contains(c) || "-.:_".unicodeScalars.contains(c))
+    /// Whether `name` can go into the certificate: ASCII letters, digits, '-', '.', ':' (IPv6) and '_', so
+    /// nothing can end or extend the alt-name list it is written into.
+    public static func isUsableName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= 253 && name.unicodeScalars.allSatisfy { c in
+            c.isASCII && (c.properties.isAlphabetic || ("0"..."9").contains(c) || "-.:_".unicodeScalars.contains(c))
+        }
     }
 }

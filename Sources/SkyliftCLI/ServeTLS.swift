@@ -92,11 +92,11 @@ struct ServeTLS {
     /// localhost and the loopback addresses, the listen address unless it is a wildcard, and this machine's name.
     static func certificateNames(listen: ListenAddress) -> [String] {
         var names = ["localhost", "127.0.0.1", "::1"]
-        if !["0.0.0.0", "::"].contains(listen.host) { names.append(listen.host) }
+        if !["0.0.0.0", "::"].contains(listen.host), SelfSignedCertificate.isUsableName(listen.host) { names.append(listen.host) }
         var buffer = [CChar](repeating: 0, count: 256)
         if gethostname(&buffer, buffer.count - 1) == 0 {
             let host = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            if !host.isEmpty { names.append(host) }
+            if SelfSignedCertificate.isUsableName(host) { names.append(host) }
         }
         return names
     }
