@@ -88,8 +88,18 @@ public enum ServeCommand: Command {
         } catch {
             throw CommandFailure("cannot serve on \(listen): \(error)")
         }
+        printStart(root: root, baseURL: server.baseURL, token: token, tokenNote: tokenNote, tls: tls, listen: listen, context: context)
+        let signal = await shutdown.wait()
+        context.errors.line("skylift: signal \(signal), stopping")
+        server.stop()
+        return 0
+    }
+
+    /// The start-up lines: what is served where, the token (only a generated one), the sign-in link, TLS trust.
+    private static func printStart(root: URL, baseURL: String, token: String?, tokenNote: String, tls: ServeTLS?,
+                                   listen: ListenAddress, context: CommandContext) {
         context.output.line("skylift: serving \(root.path)")
-        context.output.line("  url:   \(server.baseURL)/dav/")
+        context.output.line("  url:   \(baseURL)/dav/")
         if token != nil && tokenNote.isEmpty {
             context.output.line("  token: as given")
         } else if let token {
@@ -100,18 +110,14 @@ public enum ServeCommand: Command {
         }
         // The browser sign-in link (as Jupyter prints one) only where the token itself is shown.
         if let token, !tokenNote.isEmpty {
-            context.output.line("  open:  \(server.baseURL)/?token=\(token)")
+            context.output.line("  open:  \(baseURL)/?token=\(token)")
         } else {
-            context.output.line("  open:  \(server.baseURL)/")
+            context.output.line("  open:  \(baseURL)/")
         }
         for line in tls?.startLines ?? [] { context.output.line(line) }
         if !listen.isLoopback && tls == nil {
             context.errors.line("skylift serve: warning: listening on \(listen) without TLS: the token and the web app's "
                 + "session cookie cross the network in clear; use it only on a network you trust, or add --tls-self-signed")
         }
-        let signal = await shutdown.wait()
-        context.errors.line("skylift: signal \(signal), stopping")
-        server.stop()
-        return 0
     }
 }
