@@ -35,6 +35,8 @@ let package = Package(
 
         .target(name: "SkyliftCore"),
         .target(name: "Hashing", dependencies: ["CCrypto"]),
+        // Self-signed server certificates and their fingerprints, built with libcrypto (no openssl program needed).
+        .target(name: "Certificates", dependencies: ["CCrypto"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "SkyliftCore"]),
         // Pages and scripts are embedded as Swift constants (WebAssets.swift, made by scripts/embed-webapp.py from
         // assets/), not package resources: a copied or static `skylift` binary has no resource bundle beside it.
@@ -49,7 +51,7 @@ let package = Package(
         .target(name: "FolderWatch", dependencies: ["SkyliftCore"]),
         .target(name: "AutoUpload", dependencies: ["FolderWatch", "Uploads", "Remotes", "HTTPClient", "CSQLite", "SkyliftCore"]),
         .target(name: "SkyliftCLI", dependencies: [
-            "SkyliftCore", "StorageServer", "WebApp", "BlobStream", "Remotes", "Uploads",
+            "SkyliftCore", "StorageServer", "WebApp", "Certificates", "BlobStream", "Remotes", "Uploads",
             "RangeCache", "StreamProxy", "FolderWatch", "AutoUpload",
         ]),
         // `skylift --version` names the commit: the plugin reads .git (no git needed) and stamps it in.
@@ -64,6 +66,7 @@ let package = Package(
         .target(name: "TestPrograms", path: "Tests/TestPrograms"),
         .testTarget(name: "SkyliftCoreTests", dependencies: ["SkyliftCore", "TestProbes"]),
         .testTarget(name: "HashingTests", dependencies: ["Hashing"]),
+        .testTarget(name: "CertificatesTests", dependencies: ["Certificates"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestPrograms"]),
         .testTarget(name: "WebAppTests", dependencies: ["WebApp", "Hashing", "TestPrograms"], exclude: ["browser"]),
         .testTarget(name: "StorageServerTests", dependencies: ["StorageServer", "Hashing", "TestPrograms"]),

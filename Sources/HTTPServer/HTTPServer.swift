@@ -28,16 +28,19 @@ public final class HTTPServer: Sendable {
         public var idleTimeout: Int
         /// Receives one line per finished request; nil for none. Lines never hold header values or queries.
         public var accessLog: (@Sendable (String) -> Void)?
+        /// Certificate and key to speak HTTPS with; nil for plain HTTP.
+        public var tls: TLSIdentity?
 
         public init(host: String = "127.0.0.1", port: UInt16 = 0, connectionMemory: Int = 32 * 1024,
                     connectionLimit: Int = 1024, idleTimeout: Int = 120,
-                    accessLog: (@Sendable (String) -> Void)? = nil) {
+                    accessLog: (@Sendable (String) -> Void)? = nil, tls: TLSIdentity? = nil) {
             self.host = host
             self.port = port
             self.connectionMemory = connectionMemory
             self.connectionLimit = connectionLimit
             self.idleTimeout = idleTimeout
             self.accessLog = accessLog
+            self.tls = tls
         }
     }
 
@@ -65,10 +68,10 @@ public final class HTTPServer: Sendable {
     /// TCP connections accepted since start: with keep-alive, fewer than requests.
     public var connectionsAccepted: Int { connections.accepted }
 
-    /// `http://host:port`, with IPv6 hosts bracketed.
+    /// `http://host:port` (`https://` with TLS), with IPv6 hosts bracketed.
     public var baseURL: String {
         let h = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
-        return "http://\(h):\(port)"
+        return "\(configuration.tls == nil ? "http" : "https")://\(h):\(port)"
     }
 
     /// Binds and starts serving. Throws ``HTTPServerError`` when the address cannot be bound.
@@ -79,14 +82,24 @@ public final class HTTPServer: Sendable {
             var flags = MHD_USE_THREAD_PER_CONNECTION.rawValue | MHD_USE_INTERNAL_POLLING_THREAD.rawValue
                 | MHD_USE_POLL.rawValue
             if address.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
+            if configuration.tls != nil { flags |= MHD_USE_TLS.rawValue }
             let context = Unmanaged.passUnretained(self).toOpaque()
+            // libmicrohttpd hands the PEM text to GnuTLS while starting, which copies it.
+            let key = configuration.tls?.keyPEM, cert = configuration.tls?.certificatePEM
             let started: OpaquePointer? = address.withSockaddr { sa in
-                skylift_mhd_start(flags, sa, skyliftAccessHandler, context, skyliftRequestCompleted, context,
-                                  skyliftConnectionNotify, context, configuration.connectionMemory,
-                                  UInt32(ConnectionCount.hardLimit(configuration.connectionLimit)),
-                                  UInt32(configuration.idleTimeout), Self.threadStackSize)
+                withOptionalCString(key) { keyPEM in
+                    withOptionalCString(cert) { certPEM in
+                        skylift_mhd_start(flags, sa, skyliftAccessHandler, context, skyliftRequestCompleted, context,
+                                          skyliftConnectionNotify, context, configuration.connectionMemory,
+                                          UInt32(ConnectionCount.hardLimit(configuration.connectionLimit)),
+                                          UInt32(configuration.idleTimeout), Self.threadStackSize, keyPEM, certPEM)
+                    }
+                }
             }
             guard let started else {
+                if configuration.tls != nil, errno == 0 || errno == EINVAL {
+                    throw HTTPServerError.tlsRejected(host: configuration.host, port: configuration.port)
+                }
                 throw HTTPServerError.cannotListen(host: configuration.host, port: configuration.port, errno: errno)
             }
             current = UInt(bitPattern: Int(bitPattern: UnsafeMutableRawPointer(started)))
@@ -104,10 +117,17 @@ public final class HTTPServer: Sendable {
     }
 }
 
+private func withOptionalCString<R>(_ text: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
+    guard let text else { return body(nil) }
+    return text.withCString { body($0) }
+}
+
 /// Why the server could not start.
 public enum HTTPServerError: Error, CustomStringConvertible, Equatable {
     case cannotListen(host: String, port: UInt16, errno: Int32)
     case badAddress(String)
+    /// libmicrohttpd refused to start with the TLS certificate and key (unreadable PEM, or they do not match).
+    case tlsRejected(host: String, port: UInt16)
 
     public var description: String {
         switch self {
@@ -116,6 +136,8 @@ public enum HTTPServerError: Error, CustomStringConvertible, Equatable {
             return "cannot listen on \(host):\(port)\(reason)"
         case let .badAddress(host):
             return "not an IP address or 'localhost': \(host)"
+        case let .tlsRejected(host, port):
+            return "cannot start TLS on \(host):\(port): the certificate or key was not accepted"
         }
     }
 }

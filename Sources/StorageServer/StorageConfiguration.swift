@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServer
 import SkyliftCore
 
 /// Settings of an embedded cloud: what it serves, who may use it, how long unfinished uploads live.
@@ -22,6 +23,8 @@ public struct StorageConfiguration: Sendable {
     /// (a server nobody authenticates to must not answer a web page's rebinded name); with a token, any
     /// `Host`, since a page cannot send the token.
     public var allowedHosts: HostPolicy?
+    /// Certificate and key to serve HTTPS with; nil for plain HTTP. With TLS the session cookie is `Secure`.
+    public var tls: TLSIdentity?
 
     /// The policy in force: ``allowedHosts``, or its default for the auth setting.
     public var effectiveHostPolicy: HostPolicy? { allowedHosts ?? (token == nil ? HostPolicy() : nil) }

@@ -8,7 +8,7 @@ extension StorageRouter {
     /// Methods the app sends with its cookie. Anything else (PUT, PROPFIND, LOCK, …) still needs the token.
     static let cookieMethods: Set<String> = ["GET", "HEAD", "POST", "PATCH", "DELETE", "MKCOL", "MOVE"]
 
-    static func makeWebApp(store: Store, auth: Auth) throws -> WebApp {
+    static func makeWebApp(store: Store, auth: Auth, secure: Bool) throws -> WebApp {
         let state: WebState
         let secret: [UInt8]
         do {
@@ -19,7 +19,8 @@ extension StorageRouter {
         }
         let shares = Shares(state: state, secret: secret)
         guard auth.isEnabled else { return WebApp(sessions: nil, shares: shares, checkToken: nil) }
-        return WebApp(sessions: Sessions(state: state, secret: secret), shares: shares, checkToken: { auth.allows(token: $0) })
+        return WebApp(sessions: Sessions(state: state, secret: secret), shares: shares, checkToken: { auth.allows(token: $0) },
+                      secure: secure)
     }
 
     /// True when the request rides on a live session cookie and is one the app makes; a request that

@@ -18,7 +18,7 @@ final class StorageRouter: HTTPHandler {
         self.auth = auth
         tus = TusUploads(store: store, expiry: configuration.tusExpiry, maxSize: configuration.maxUploadSize)
         webdav = WebDAV(store: store, maxUploadSize: configuration.maxUploadSize)
-        web = try Self.makeWebApp(store: store, auth: auth)
+        web = try Self.makeWebApp(store: store, auth: auth, secure: configuration.tls != nil)
     }
 
     func head(_ request: HTTPRequest) -> HTTPHeadDecision {

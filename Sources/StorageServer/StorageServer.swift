@@ -18,7 +18,7 @@ public final class StorageServer: Sendable {
         let handler: any HTTPHandler = configuration.effectiveHostPolicy.map { HostFilter(policy: $0, next: router) } ?? router
         http = HTTPServer(configuration: .init(host: host, port: port, connectionLimit: configuration.connectionLimit,
                                                idleTimeout: configuration.idleTimeout,
-                                               accessLog: configuration.accessLog),
+                                               accessLog: configuration.accessLog, tls: configuration.tls),
                           handler: handler)
     }
 

@@ -77,7 +77,7 @@ func runSkylift(_ arguments: [String], environment: [String: String] = [:]) asyn
 
     @Test func serveHelp() async {
         let expected = """
-        usage: skylift serve [--root DIR] [--listen HOST:PORT] [--token-file FILE | --token TOKEN | --no-auth] [--allow-host NAME]... [--tus-expiry SECONDS] [--quiet]
+        usage: skylift serve [--root DIR] [--listen HOST:PORT] [--token-file FILE | --token TOKEN | --no-auth] [--allow-host NAME]... [--tls-cert FILE --tls-key FILE | --tls-self-signed] [--tus-expiry SECONDS] [--quiet]
 
         Serve a folder as the embedded cloud: WebDAV at /dav/, tus uploads at /uploads/<id>,
         ranged GET/HEAD on every file. The token comes from --token-file, --token or
@@ -85,6 +85,9 @@ func runSkylift(_ arguments: [String], environment: [String: String] = [:]) asyn
         the store (mode 0600) and printed with the URL. With --no-auth only requests for
         loopback names and addresses (and --allow-host names) are answered, so web pages
         cannot reach the store by DNS rebinding; with a token, --allow-host restricts too.
+        With --tls-self-signed a certificate is made on first start and kept next to the store
+        (<store>.tls-cert.pem, key in <store>.tls-key.pem, mode 0600); its SHA-256 fingerprint
+        and the public-key pin clients pass to --pin-sha256 are printed at start.
 
         options:
           --root DIR            folder to serve (default: $XDG_DATA_HOME/skylift/store)
@@ -93,13 +96,16 @@ func runSkylift(_ arguments: [String], environment: [String: String] = [:]) asyn
           --token-file FILE     read the token from FILE (mode 0600; unlike --token, not visible in ps)
           --no-auth             serve without any authentication (loopback Host names only)
           --allow-host NAME     also answer requests whose Host is NAME (then only those and loopback) (repeatable)
+          --tls-cert FILE       serve HTTPS with this PEM certificate (chain); needs --tls-key
+          --tls-key FILE        private key (PEM, unencrypted, mode 0600) of --tls-cert
+          --tls-self-signed     serve HTTPS with a certificate made once and kept next to the store
           --tus-expiry SECONDS  drop unfinished tus uploads after this long (default: 86400)
           --quiet               no access log on stderr
           --help                show this help and exit
 
         examples:
           skylift serve
-          skylift serve --root ~/media --listen 0.0.0.0:8421 --token-file ~/.config/skylift/token
+          skylift serve --root ~/media --listen 0.0.0.0:8421 --token-file ~/.config/skylift/token --tls-self-signed
 
         """
         for args in [["serve", "--help"], ["serve", "-h"], ["help", "serve"], ["serve", "--root", "x", "--help"]] {

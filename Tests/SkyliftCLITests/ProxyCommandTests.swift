@@ -60,7 +60,7 @@ func fetch(_ url: String, range: String? = nil, extra: [String] = []) throws -> 
         let r = await runSkylift(["proxy", "--help"])
         #expect(r.status == 0)
         #expect(r.out == """
-        usage: skylift proxy --origin URL [--token-file FILE | --token TOKEN] [--header-file FILE] [--header 'NAME: VALUE']... [--listen HOST:PORT] [--allow-host NAME]... [--cache-dir DIR] [--max-cache-size SIZE] [--drop-query NAME]... [--quiet] [--s3-endpoint URL] [--s3-addressing MODE]
+        usage: skylift proxy --origin URL [--token-file FILE | --token TOKEN] [--header-file FILE] [--header 'NAME: VALUE']... [--listen HOST:PORT] [--allow-host NAME]... [--cache-dir DIR] [--max-cache-size SIZE] [--drop-query NAME]... [--quiet] [--ca-cert FILE | --pin-sha256 PIN] [--s3-endpoint URL] [--s3-addressing MODE]
 
         Serve GET http://LISTEN/<path> from <origin>/<path>, adding the origin's headers
         (a token) so players that cannot send them can play the local URL. Byte ranges
@@ -85,6 +85,8 @@ func fetch(_ url: String, range: String? = nil, extra: [String] = []) throws -> 
           --max-cache-size SIZE   cache size limit, e.g. 500M, 2G (default: 2G)
           --drop-query NAME       query parameter left out of cache keys (repeatable)
           --quiet                 no request log on stderr
+          --ca-cert FILE          trust an HTTPS server whose certificate is in FILE (PEM) or signed by one there
+          --pin-sha256 PIN        trust the HTTPS server with this public key, as 'serve' prints (sha256//BASE64)
           --s3-endpoint URL       S3 service for s3:// locations (default: $AWS_ENDPOINT_URL, else AWS)
           --s3-addressing MODE    path, virtual or auto: bucket in the URL path or host (default: auto)
           --help                  show this help and exit

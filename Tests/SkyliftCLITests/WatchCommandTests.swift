@@ -105,7 +105,7 @@ final class RequestLog: Sendable {
         let r = await runSkylift(["watch", "--help"])
         #expect(r.status == 0)
         #expect(r.out == """
-        usage: skylift watch DIR [--to URL] [--token-file FILE | --token TOKEN] [--settle SECONDS] [--max-wait SECONDS] [--ignore GLOB]... [--jobs N] [--state DIR] [--part-size SIZE] [--json] [--mirror-deletes] [--s3-endpoint URL] [--s3-addressing MODE]
+        usage: skylift watch DIR [--to URL] [--token-file FILE | --token TOKEN] [--settle SECONDS] [--max-wait SECONDS] [--ignore GLOB]... [--jobs N] [--state DIR] [--part-size SIZE] [--json] [--mirror-deletes] [--ca-cert FILE | --pin-sha256 PIN] [--s3-endpoint URL] [--s3-addressing MODE]
 
         Watch DIR (recursively) and upload each file once it has been quiet for --settle seconds
         and two checks of its size, mtime and inode agree; DIR/a/b.jpg goes to URL/a/b.jpg.
@@ -130,6 +130,8 @@ final class RequestLog: Sendable {
           --part-size SIZE      largest tus PATCH body, e.g. 16M (default: 64M), or S3 part (at least 5M; default: sized to the file)
           --json                one JSON object per event on stdout
           --mirror-deletes      delete the remote copy when a file is deleted
+          --ca-cert FILE        trust an HTTPS server whose certificate is in FILE (PEM) or signed by one there
+          --pin-sha256 PIN      trust the HTTPS server with this public key, as 'serve' prints (sha256//BASE64)
           --s3-endpoint URL     S3 service for s3:// locations (default: $AWS_ENDPOINT_URL, else AWS)
           --s3-addressing MODE  path, virtual or auto: bucket in the URL path or host (default: auto)
           --help                show this help and exit

@@ -13,7 +13,39 @@ import Testing
     @Test func appInHeadlessChromium() throws {
         let server = try WebAppServer()
         try server.start(quiet: false)
-        let root = server.root
+        try Self.prepare(server.root)
+        let (status, output) = try Self.drive(server)
+        #expect(status == 0, "\(output)")
+        for step in ["sign in", "list, open a folder", "upload through the file input", "upload a whole folder", "reload mid-upload resumed",
+                     "dropped connection",
+                     "video plays", "image viewer", "new folder, rename, move, delete", "share links", "sign out"] {
+            #expect(output.contains("ok " + step), "missing step \(step): \(output)")
+        }
+        let log = server.stop()
+        // The video was fetched with ranges, on the cookie alone.
+        #expect(log.contains("GET /dav/clip.mp4 206"), "\(log)")
+        #expect(!log.contains(server.token))
+    }
+
+    /// Over HTTPS with the self-signed certificate: Chromium trusts exactly the printed key (SPKI allowlist),
+    /// signs in (the cookie must be Secure), lists, uploads through tus and plays the video with ranges.
+    @Test func appOverHTTPSInHeadlessChromium() throws {
+        let server = try WebAppServer(serveArguments: ["--tls-self-signed"])
+        try server.start(quiet: false)
+        #expect(server.url.hasPrefix("https://127.0.0.1:") && server.pin.hasPrefix("sha256//"), "\(server.url) \(server.pin)")
+        try Self.prepare(server.root)
+        let (status, output) = try Self.drive(server, extra: ["SKYLIFT_SPKI": String(server.pin.dropFirst("sha256//".count)),
+                                                              "SKYLIFT_STEPS": "sign_in,browse,upload,play"])
+        #expect(status == 0, "\(output)")
+        for step in ["sign in", "list, open a folder", "upload through the file input", "video plays"] {
+            #expect(output.contains("ok " + step), "missing step \(step): \(output)")
+        }
+        let log = server.stop()
+        #expect(log.contains("GET /dav/clip.mp4 206"), "\(log)")
+    }
+
+    /// The files the script expects: names with '#', '%', '?', Unicode, a folder, a video and two images.
+    static func prepare(_ root: URL) throws {
         let fm = FileManager.default
         try fm.createDirectory(at: root.appendingPathComponent("sub dir #1"), withIntermediateDirectories: true)
         try Data("hello\n".utf8).write(to: root.appendingPathComponent("a #%? b.txt"))
@@ -28,22 +60,16 @@ import Testing
             let (status, log) = try runProgram(try TestPrograms.path("ffmpeg").path, ["-loglevel", "error", "-y"] + args + [root.appendingPathComponent(out).path])
             try #require(status == 0, "ffmpeg: \(log)")
         }
-        var environment = ProcessInfo.processInfo.environment
+    }
+
+    /// Runs app_test.py against `server` with `extra` environment; its exit status and output.
+    static func drive(_ server: WebAppServer, extra: [String: String] = [:]) throws -> (Int32, String) {
+        var environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }
         environment["SKYLIFT_TOKEN"] = server.token
         // The script drives these two; looking them up first names their packages when they are missing.
         _ = try TestPrograms.path("chromium")
         _ = try TestPrograms.path("chromedriver")
-        let (status, output) = try runProgram(try TestPrograms.python("selenium").path, [Self.scripts.appendingPathComponent("app_test.py").path,
-                                                                   server.url, root.path], environment: environment)
-        #expect(status == 0, "\(output)")
-        for step in ["sign in", "list, open a folder", "upload through the file input", "upload a whole folder", "reload mid-upload resumed",
-                     "dropped connection",
-                     "video plays", "image viewer", "new folder, rename, move, delete", "share links", "sign out"] {
-            #expect(output.contains("ok " + step), "missing step \(step): \(output)")
-        }
-        let log = server.stop()
-        // The video was fetched with ranges, on the cookie alone.
-        #expect(log.contains("GET /dav/clip.mp4 206"), "\(log)")
-        #expect(!log.contains(server.token))
+        return try runProgram(try TestPrograms.python("selenium").path, [scripts.appendingPathComponent("app_test.py").path,
+                                                                         server.url, server.root.path], environment: environment)
     }
 }

@@ -9,9 +9,14 @@ final class WebAppServer {
     let token = "tok-" + UUID().uuidString
     /// `http://127.0.0.1:PORT` (no trailing slash).
     private(set) var url = ""
+    /// With TLS, the public-key pin serve printed (`sha256//…`).
+    private(set) var pin = ""
+    /// Extra serve arguments, e.g. `--tls-self-signed`.
+    let serveArguments: [String]
     private var serve: ServeProcess?
 
-    init() throws {
+    init(serveArguments: [String] = []) throws {
+        self.serveArguments = serveArguments
         base = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-webapp-\(UUID().uuidString)")
         root = base.appendingPathComponent("root")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
@@ -21,9 +26,10 @@ final class WebAppServer {
     /// Starts (or restarts) the server; the port changes.
     func start(quiet: Bool = true) throws {
         stop()
-        let process = try ServeProcess(["--root", root.path, "--listen", "127.0.0.1:0", "--token", token] + (quiet ? ["--quiet"] : []),
-                                       environment: ["PATH": "/usr/bin:/bin"])
-        let lines = process.lines(4)
+        let process = try ServeProcess(["--root", root.path, "--listen", "127.0.0.1:0", "--token", token] + (quiet ? ["--quiet"] : [])
+                                       + serveArguments, environment: ["PATH": "/usr/bin:/bin"])
+        let lines = process.lines(serveArguments.isEmpty ? 4 : 7)
+        pin = lines.first { $0.hasPrefix("  pin:   --pin-sha256 ") }.map { String($0.dropFirst("  pin:   --pin-sha256 ".count)) } ?? ""
         guard let open = lines.first(where: { $0.hasPrefix("  open:") }) else {
             throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "serve printed \(lines)"])
         }

@@ -129,6 +129,7 @@ import Testing
             logs.append(String(decoding: serve.stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
         }
         #expect(logs[0].contains("warning: listening on 0.0.0.0:0 without TLS"), "\(logs[0])")
+        #expect(logs[0].contains("--tls-self-signed"), "\(logs[0])")
         #expect(!logs[1].contains("warning"), "\(logs[1])")
     }
 

@@ -4,6 +4,8 @@
 URL is the server's base (http://127.0.0.1:PORT), T its token (from the environment, not argv), ROOT the folder it serves (prepared by the
 Swift test: `a #%? b.txt`, `ünïcødé 日本.txt`, `sub dir #1/`, `clip.mp4`, `one.png`, `two.png`).
 Prints `ok <step>` per step; exits 1 with the reason on the first failure.
+Over HTTPS (`skylift serve --tls-self-signed`): SKYLIFT_SPKI is the server's public-key pin in base64 (what serve
+prints after `sha256//`), which Chromium is told to trust; SKYLIFT_STEPS (comma-separated step names) runs a subset.
 """
 import hashlib
 import os
@@ -20,6 +22,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 URL, ROOT = sys.argv[1].rstrip("/"), sys.argv[2]
 TOKEN = os.environ["SKYLIFT_TOKEN"]
+SPKI = os.environ.get("SKYLIFT_SPKI")
 TMP = tempfile.mkdtemp(prefix="skylift-browser-")
 
 
@@ -28,6 +31,9 @@ def browser():
     for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1200,900",
                 "--autoplay-policy=no-user-gesture-required", f"--user-data-dir={tempfile.mkdtemp(dir=TMP)}"):
         options.add_argument(arg)
+    if SPKI:
+        # Only this key is accepted despite the unknown issuer: not --ignore-certificate-errors, which accepts any.
+        options.add_argument("--ignore-certificate-errors-spki-list=" + SPKI)
     return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
 
 
@@ -81,6 +87,8 @@ def sign_in(d):
         fail(f"session cookie missing or not HttpOnly/SameSite=Strict: {cookie}")
     if TOKEN in cookie["value"]:
         fail("the cookie carries the token")
+    if URL.startswith("https://") and not cookie.get("secure"):
+        fail(f"session cookie over TLS is not Secure: {cookie}")
     ok("sign in through the token URL")
 
 
@@ -335,19 +343,18 @@ def sign_out(d):
 
 
 def main():
+    steps = [sign_in, browse, upload, upload_folder_and_drop, resume, dropped_connection, play, viewer, manage, shares, sign_out]
+    chosen = os.environ.get("SKYLIFT_STEPS")
+    if chosen:
+        names = chosen.split(",")
+        unknown = set(names) - {s.__name__ for s in steps}
+        if unknown:
+            fail(f"unknown steps {sorted(unknown)}")
+        steps = [s for s in steps if s.__name__ in names]
     d = browser()
     try:
-        sign_in(d)
-        browse(d)
-        upload(d)
-        upload_folder_and_drop(d)
-        resume(d)
-        dropped_connection(d)
-        play(d)
-        viewer(d)
-        manage(d)
-        shares(d)
-        sign_out(d)
+        for step in steps:
+            step(d)
     finally:
         d.quit()
 
