@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "Uploads", targets: ["Uploads"]),
         .library(name: "RangeCache", targets: ["RangeCache"]),
         .library(name: "HTTPServer", targets: ["HTTPServer"]),
+        .library(name: "WebApp", targets: ["WebApp"]),
         .library(name: "StorageServer", targets: ["StorageServer"]),
         .library(name: "StreamProxy", targets: ["StreamProxy"]),
         .library(name: "FolderWatch", targets: ["FolderWatch"]),
@@ -37,8 +38,13 @@ let package = Package(
         .target(name: "SkyliftSystem"),
         .target(name: "SkyliftCore"),
         .target(name: "Hashing", dependencies: ["CCrypto"]),
+        // Self-signed server certificates and their fingerprints, built with libcrypto (no openssl program needed).
+        .target(name: "Certificates", dependencies: ["CCrypto"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "SkyliftCore"]),
-        .target(name: "StorageServer", dependencies: ["HTTPServer", "SkyliftCore", "SkyliftSystem", "Hashing"]),
+        // Pages and scripts are embedded as Swift constants (WebAssets.swift, made by scripts/embed-webapp.py from
+        // assets/), not package resources: a copied or static `skylift` binary has no resource bundle beside it.
+        .target(name: "WebApp", dependencies: ["HTTPServer", "SkyliftCore", "Hashing"], exclude: ["assets"]),
+        .target(name: "StorageServer", dependencies: ["HTTPServer", "SkyliftCore", "SkyliftSystem", "Hashing", "WebApp"]),
         .target(name: "HTTPClient", dependencies: ["SkyliftCore", "CCurl"]),
         .target(name: "BlobStream", dependencies: ["SkyliftCore", "SkyliftSystem", "Hashing", "HTTPClient"]),
         .target(name: "Remotes", dependencies: ["SkyliftCore", "SkyliftSystem", "BlobStream", "Hashing", "HTTPClient"]),
@@ -48,28 +54,35 @@ let package = Package(
         .target(name: "FolderWatch", dependencies: ["SkyliftCore", "SkyliftSystem"]),
         .target(name: "AutoUpload", dependencies: ["FolderWatch", "Uploads", "Remotes", "HTTPClient", "CSQLite", "SkyliftCore", "SkyliftSystem"]),
         .target(name: "SkyliftCLI", dependencies: [
-            "SkyliftCore", "SkyliftSystem", "StorageServer", "BlobStream", "Remotes", "Uploads",
+            "SkyliftCore", "SkyliftSystem", "StorageServer", "WebApp", "Certificates", "BlobStream", "Remotes", "Uploads",
             "RangeCache", "StreamProxy", "FolderWatch", "AutoUpload",
         ]),
-        .executableTarget(name: "skylift", dependencies: ["SkyliftCLI"]),
+        // `skylift --version` names the commit: the plugin reads .git (no git needed) and stamps it in.
+        .executableTarget(name: "CommitStampTool"),
+        .plugin(name: "CommitStamp", capability: .buildTool(), dependencies: ["CommitStampTool"]),
+        .executableTarget(name: "skylift", dependencies: ["SkyliftCLI"], plugins: ["CommitStamp"]),
         .executableTarget(name: "BlobStreamBench", dependencies: ["BlobStream", "HTTPClient", "HTTPServer"], path: "bench/blobstream/BlobStreamBench"),
 
         // Probes for attack tests (a file that must not be opened, a listener that must not be contacted).
-        .target(name: "TestProbes", path: "Tests/TestProbes"),
+        .target(name: "TestProbes", dependencies: ["TestPrograms"], path: "Tests/TestProbes"),
+        // Test support: the one way tests find programs (curl, nginx, python3 …), listed in scripts/test-programs.txt.
+        .target(name: "TestPrograms", path: "Tests/TestPrograms"),
         .testTarget(name: "SkyliftCoreTests", dependencies: ["SkyliftCore", "TestProbes"]),
         .testTarget(name: "SkyliftSystemTests", dependencies: ["SkyliftSystem"]),
         .testTarget(name: "HashingTests", dependencies: ["Hashing"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
-        .testTarget(name: "StorageServerTests", dependencies: ["StorageServer", "Hashing"]),
+        .testTarget(name: "CertificatesTests", dependencies: ["Certificates"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestPrograms"]),
+        .testTarget(name: "WebAppTests", dependencies: ["WebApp", "Hashing", "TestPrograms"], exclude: ["browser"]),
+        .testTarget(name: "StorageServerTests", dependencies: ["StorageServer", "Hashing", "TestPrograms"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer", "Hashing"]),
         .testTarget(name: "BlobStreamTests", dependencies: ["BlobStream", "StorageServer"]),
-        .testTarget(name: "RemotesTests", dependencies: ["Remotes", "StorageServer", "Uploads", "RangeCache", "TestProbes"]),
-        .testTarget(name: "UploadsTests", dependencies: ["Uploads", "StorageServer"]),
+        .testTarget(name: "RemotesTests", dependencies: ["Remotes", "StorageServer", "Uploads", "RangeCache", "TestProbes", "TestPrograms"]),
+        .testTarget(name: "UploadsTests", dependencies: ["Uploads", "StorageServer", "TestPrograms"]),
         .testTarget(name: "RangeCacheTests", dependencies: ["RangeCache", "StorageServer"]),
-        .testTarget(name: "StreamProxyTests", dependencies: ["StreamProxy", "StorageServer"]),
+        .testTarget(name: "StreamProxyTests", dependencies: ["StreamProxy", "StorageServer", "TestPrograms"]),
         .testTarget(name: "FolderWatchTests", dependencies: ["FolderWatch"]),
         .testTarget(name: "AutoUploadTests", dependencies: ["AutoUpload", "StorageServer"]),
-        .testTarget(name: "SkyliftCLITests", dependencies: ["SkyliftCLI", "TestProbes"]),
+        .testTarget(name: "SkyliftCLITests", dependencies: ["SkyliftCLI", "TestProbes", "TestPrograms"]),
     ],
     swiftLanguageModes: [.v6]
 )

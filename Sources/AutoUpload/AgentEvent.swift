@@ -13,7 +13,9 @@ public enum AgentEvent: Sendable, Equatable {
     case failed(path: String, reason: String, retryInSeconds: Double)
     /// The file vanished between its report and its upload; it left the queue.
     case dropped(path: String)
-    case moved(from: String, to: String)
+    /// A file or folder moved inside the tree; `remoteMoved` when its remote copy was moved along (it keeps
+    /// its old name when the destination cannot move, or nothing of it was uploaded yet).
+    case moved(from: String, to: String, remoteMoved: Bool)
     /// A file or folder left the watched tree; `remoteDeleted` when `--mirror-deletes` removed its copy.
     case removed(path: String, remoteDeleted: Bool)
     case notice(String)

@@ -87,6 +87,14 @@ public struct EngineUploader: FileUploading {
         }
     }
 
+    public func move(_ from: String, to: String) async throws(UploadFailure) {
+        do {
+            try await uploader.remote.move(from, to: to)
+        } catch {
+            throw Self.failure(error)
+        }
+    }
+
     /// Sorts the engine's errors by what the agent does about them.
     static func failure(_ error: any Error) -> UploadFailure {
         if error is CancellationError { return .cancelled }

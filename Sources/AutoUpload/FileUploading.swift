@@ -16,6 +16,9 @@ public protocol FileUploading: Sendable {
     func forget(localPath: String, as remotePath: String)
     /// Removes `remotePath` from the destination (missing is fine).
     func delete(_ remotePath: String) async throws(UploadFailure)
+    /// Moves the remote copy `from` (a file, or a folder with everything under it) to `to`, replacing what is
+    /// there, without sending anything again. `.failed` when the destination cannot move.
+    func move(_ from: String, to: String) async throws(UploadFailure)
 }
 
 /// Progress of one upload, as the engine reports it.

@@ -15,19 +15,34 @@ extension UploadQueue {
         }
     }
 
-    /// Follows a move inside the folder: rows under `from` are now under `to`. Their remote copies keep
-    /// their names (`remotePath`), so nothing is uploaded again. A row already at a target path is replaced.
-    public func move(_ from: String, to: String) async throws(AutoUploadError) {
+    /// Follows a move inside the folder: rows under `from` are now under `to`. Copies already uploaded keep
+    /// their remote names (`remotePath`) until `adoptRemoteNames(under:)` says they moved too; files not
+    /// uploaded yet will be uploaded under their new names. A row already at a target path is replaced.
+    /// Returns the moved rows as they were before the move.
+    @discardableResult
+    public func move(_ from: String, to: String) async throws(AutoUploadError) -> [QueuedFile] {
         try await writing { c in
             let prefix = from + "/"
-            let rows = try c.query("SELECT path FROM files WHERE path = ? OR substr(path, 1, ?) = ?",
-                                   [.text(from), .integer(Int64(prefix.utf8.count)), .text(prefix)])
+            let rows = try c.query("SELECT \(Self.columns) FROM files WHERE path = ? OR substr(path, 1, ?) = ?",
+                                   [.text(from), .integer(Int64(prefix.utf8.count)), .text(prefix)]).map(Self.decode)
             for row in rows {
-                guard let old = row.text(0) else { continue }
-                let new = to + old.dropFirst(from.count)
+                let new = to + row.path.dropFirst(from.count)
                 try c.execute("DELETE FROM files WHERE path = ?", [.text(new)])
-                try c.execute("UPDATE files SET path = ?, updated = ? WHERE path = ?", [.text(new), .real(Self.now()), .text(old)])
+                try c.execute("""
+                    UPDATE files SET path = ?, remote_path = CASE WHEN state = 'done' THEN remote_path ELSE ? END, updated = ?
+                    WHERE path = ?
+                    """, [.text(new), .text(new), .real(Self.now()), .text(row.path)])
             }
+            return rows
+        }
+    }
+
+    /// The remote copies of the rows at or under `path` were moved to the rows' own names.
+    public func adoptRemoteNames(under path: String) async throws(AutoUploadError) {
+        try await writing { c in
+            let prefix = path + "/"
+            try c.execute("UPDATE files SET remote_path = path, updated = ? WHERE path = ? OR substr(path, 1, ?) = ?",
+                          [.real(Self.now()), .text(path), .integer(Int64(prefix.utf8.count)), .text(prefix)])
         }
     }
 

@@ -197,8 +197,10 @@ public final class UploadQueue: Sendable {
     }
 
     /// Marks `file` uploaded in the state it was claimed with. If the row changed meanwhile (the file was
-    /// modified and settled again), it stays pending for the new content.
-    public func markDone(_ file: QueuedFile, digest: String? = nil) async throws(AutoUploadError) {
+    /// modified and settled again), it stays pending for the new content. Returns false when no row matched
+    /// (changed, or moved to another path).
+    @discardableResult
+    public func markDone(_ file: QueuedFile, digest: String? = nil) async throws(AutoUploadError) -> Bool {
         try await writing { c in
             try c.execute("""
                 UPDATE files SET state = 'done', upload_url = NULL, sent = size, reason = NULL, retry_at = NULL,
@@ -206,6 +208,17 @@ public final class UploadQueue: Sendable {
                 WHERE path = ? AND state = 'uploading' AND size = ? AND mtime = ? AND inode = ?
                 """, [digest.map(SQLiteValue.text) ?? .null, .real(Self.now()), .text(file.path), .integer(file.size),
                       .integer(file.mtimeNanoseconds), .integer(Int64(bitPattern: file.inode))])
+            return c.changes > 0
+        }
+    }
+
+    /// The row being uploaded for exactly this content (size, mtime, inode), under whatever path it has now:
+    /// a file moved while it was sent has its row under the new path.
+    public func uploading(_ snapshot: FileSnapshot) async throws(AutoUploadError) -> QueuedFile? {
+        try await reading { c in
+            try c.query("SELECT \(Self.columns) FROM files WHERE state = 'uploading' AND size = ? AND mtime = ? AND inode = ? LIMIT 1",
+                        [.integer(snapshot.size), .integer(snapshot.mtimeNanoseconds), .integer(Int64(bitPattern: snapshot.inode))])
+                .first.map(Self.decode)
         }
     }
 

@@ -40,8 +40,8 @@ public final class WatchAgent: Sendable {
     let queue: UploadQueue
     let watcher: FolderWatcher
     let uploader: any FileUploading
-    private let continuation: AsyncStream<AgentEvent>.Continuation
-    private let signal = WorkSignal()
+    let continuation: AsyncStream<AgentEvent>.Continuation
+    let signal = WorkSignal()
     private let control = Mutex<Control>(Control())
 
     private struct Control {
@@ -105,7 +105,7 @@ public final class WatchAgent: Sendable {
 
     private var isStopping: Bool { control.withLock { $0.stopping } }
 
-    private func fail(_ error: AutoUploadError) {
+    func fail(_ error: AutoUploadError) {
         control.withLock { if $0.fatal == nil { $0.fatal = error } }
         stop()
     }
@@ -131,8 +131,8 @@ public final class WatchAgent: Sendable {
                 continuation.yield(.settled(snapshot, overdue: overdue))
                 if try await queue.enqueue(snapshot) { signal.notifyAll() }
             case let .moved(from, to):
-                try await queue.move(from, to: to)
-                continuation.yield(.moved(from: from, to: to))
+                let remoteMoved = try await followMove(from, to: to)
+                continuation.yield(.moved(from: from, to: to, remoteMoved: remoteMoved))
             case let .removed(path):
                 for row in try await queue.remove(path) { await fileLeftTree(row) }
             case let .notice(notice):
@@ -173,9 +173,7 @@ public final class WatchAgent: Sendable {
     private func send(_ claimed: QueuedFile) async throws {
         let root = configuration.watch.root
         guard let current = FolderWatcher.snapshot(of: claimed.path, in: root) else {
-            // Vanished between its report and its upload: leave the queue without a fuss.
-            try await queue.remove(claimed.path)
-            continuation.yield(.dropped(path: claimed.path))
+            try await dropOrFollow(claimed)
             return
         }
         var file = claimed
@@ -214,16 +212,15 @@ public final class WatchAgent: Sendable {
             try await handle(error, for: file)
             return
         }
-        try await queue.markDone(file)
+        let done = try await queue.markDone(file) ? file : try await followMoveDuringUpload(file)
         uploader.forget(localPath: root.appendingPathComponent(file.path).path, as: file.remotePath)
-        continuation.yield(.uploaded(path: file.path, size: file.size, skipped: skipped.withLock { $0 }))
+        if let done { continuation.yield(.uploaded(path: done.path, size: done.size, skipped: skipped.withLock { $0 })) }
     }
 
     private func handle(_ failure: UploadFailure, for file: QueuedFile) async throws {
         switch failure {
         case .vanished:
-            try await queue.remove(file.path)
-            continuation.yield(.dropped(path: file.path))
+            try await dropOrFollow(file)
         case .cancelled:
             try await queue.release(file.path)
         case let .refused(url, status):

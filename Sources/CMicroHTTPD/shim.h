@@ -15,24 +15,42 @@ static size_t skylift_mhd_keep_escapes(void *cls, struct MHD_Connection *c, char
     return n;
 }
 
-/* MHD_start_daemon is variadic, which Swift cannot call. */
+/* MHD_start_daemon is variadic, which Swift cannot call. With tls_key_pem and tls_cert_pem (both PEM,
+   NUL-terminated, or both NULL) the daemon speaks TLS; pass MHD_USE_TLS in flags too. */
 static inline struct MHD_Daemon *skylift_mhd_start(
     unsigned int flags,
     const struct sockaddr *addr,
     MHD_AccessHandlerCallback handler, void *handler_cls,
     MHD_RequestCompletedCallback completed, void *completed_cls,
+    MHD_NotifyConnectionCallback notify, void *notify_cls,
     size_t memory_limit, unsigned int connection_limit,
-    unsigned int timeout_seconds, size_t thread_stack_size)
+    unsigned int timeout_seconds, size_t thread_stack_size,
+    const char *tls_key_pem, const char *tls_cert_pem)
 {
+    struct MHD_OptionItem tls[] = {
+        { MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)tls_key_pem },
+        { MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)tls_cert_pem },
+        { MHD_OPTION_END, 0, NULL },
+    };
+    /* Without TLS the array starts at its end marker, so no HTTPS option reaches a plain daemon. */
+    struct MHD_OptionItem *extra = (tls_key_pem != NULL && tls_cert_pem != NULL) ? tls : tls + 2;
     return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_cls,
+        MHD_OPTION_ARRAY, extra,
         MHD_OPTION_SOCK_ADDR, addr,
         MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+        MHD_OPTION_NOTIFY_CONNECTION, notify, notify_cls,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
         MHD_OPTION_CONNECTION_LIMIT, connection_limit,
         MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
         MHD_OPTION_THREAD_STACK_SIZE, thread_stack_size,
         MHD_OPTION_UNESCAPE_CALLBACK, skylift_mhd_keep_escapes, NULL,
         MHD_OPTION_END);
+}
+
+/* The pointer the connection-notify callback stored for this connection (MHD_get_connection_info is variadic). */
+static inline void *skylift_mhd_socket_context(struct MHD_Connection *c) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info ? info->socket_context : NULL;
 }
 
 static inline uint16_t skylift_mhd_bound_port(struct MHD_Daemon *d) {

@@ -1,3 +1,4 @@
+import SkyliftCore
 import SkyliftSystem
 
 /// `FileSystemAccess` over SkyliftSystem: `lstat` for single files, and for a listing one `fstatat` per
@@ -48,7 +49,8 @@ struct PosixFileSystem: FileSystemAccess {
     }
 
     static func snapshot(_ path: String, _ status: FileStatus) -> FileSnapshot {
-        FileSnapshot(path: path, size: status.size, mtimeNanoseconds: status.modificationNanoseconds, inode: status.inode)
+        let mtime = Int64.nanoseconds(seconds: status.modifiedSeconds, nanoseconds: status.modifiedNanoseconds)
+        return FileSnapshot(path: path, size: status.size, mtimeNanoseconds: mtime, inode: status.inode)
     }
 
     static func failure(_ code: Errno) -> ListingFailure {

@@ -30,9 +30,9 @@ let curlSeekCallback: skylift_curl_seek_callback = { context, offset, origin in
     return transfer.body.rewind(to: Int64(offset)) ? skylift_curl_seekfunc_ok : skylift_curl_seekfunc_cantseek
 }
 
-let curlProgressCallback: skylift_curl_xferinfo_callback = { context, _, downloaded, _, uploaded in
+let curlProgressCallback: skylift_curl_xferinfo_callback = { context, expected, downloaded, _, uploaded in
     guard let transfer = transfer(context) else { return 1 }
-    return transfer.checkProgress(moved: Int64(downloaded) + Int64(uploaded)) ? 0 : 1
+    return transfer.checkProgress(moved: Int64(downloaded) + Int64(uploaded), expected: Int64(expected)) ? 0 : 1
 }
 
 extension CurlTransfer {
@@ -40,8 +40,11 @@ extension CurlTransfer {
     /// byte count makes curl abort the transfer.
     func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
         head.deliverIfPending(to: channel)
+        received += Int64(bytes.count)
         // No flush: curl calls the progress callback after each pass over the socket, which flushes.
         guard channel.push(bytes, flush: false) else {
+            // The consumer left. A short rest is read and dropped so the connection can serve the next request.
+            if drainsRest(expected: expectedBody) { return bytes.count }
             abortReason = .cancelled
             return 0
         }
@@ -62,9 +65,10 @@ extension CurlTransfer {
     }
 
     /// False stops the transfer: the consumer cancelled, or nothing moved for the request's timeout.
-    func checkProgress(moved: Int64) -> Bool {
+    func checkProgress(moved: Int64, expected: Int64) -> Bool {
         channel.flush()
-        if channel.isCancelled {
+        if expected > 0 { expectedBody = expected }
+        if channel.isCancelled && !drainsRest(expected: expectedBody) {
             abortReason = .cancelled
             return false
         }
@@ -76,6 +80,14 @@ extension CurlTransfer {
             return false
         }
         return true
+    }
+
+    /// Whether a transfer whose consumer cancelled should run to its end instead of being aborted (which
+    /// closes the connection): a HEAD, whose body never comes, or a body of known length with little left.
+    func drainsRest(expected: Int64?) -> Bool {
+        if request.method.uppercased() == "HEAD" { return true }
+        guard let expected else { return false }
+        return expected - received <= Self.drainLimit
     }
 }
 #endif

@@ -14,6 +14,7 @@ final class CurlTransfer: @unchecked Sendable {
     let channel: ResponseChannel
     private let pool: CurlHandlePool
     private let socketBufferSize: Int
+    private let tls: TLSTrust?
 
     /// Why we told curl to stop, when it was us: curl only reports "aborted by callback".
     var abortReason: HTTPClientError?
@@ -21,13 +22,21 @@ final class CurlTransfer: @unchecked Sendable {
     var head = CurlResponseHead()
     var lastMovedBytes: Int64 = -1
     var lastProgress = ContinuousClock.now
+    /// Response body bytes received, and the body's length once curl knows it (Content-Length).
+    var received: Int64 = 0
+    var expectedBody: Int64?
 
-    init(request: HTTPClientRequest, redactedURL: URL, channel: ResponseChannel, pool: CurlHandlePool, socketBufferSize: Int) {
+    /// Most bytes read and dropped after the consumer cancelled, to keep the connection for reuse.
+    static let drainLimit: Int64 = 256 * 1024
+
+    init(request: HTTPClientRequest, redactedURL: URL, channel: ResponseChannel, pool: CurlHandlePool, socketBufferSize: Int,
+         tls: TLSTrust? = nil) {
         self.request = request
         self.url = redactedURL
         self.channel = channel
         self.pool = pool
         self.socketBufferSize = socketBufferSize
+        self.tls = tls
         self.body = CurlRequestBody(request.body)
     }
 
@@ -36,7 +45,6 @@ final class CurlTransfer: @unchecked Sendable {
             channel.finish(error: .transferFailed(url: url, reason: "curl_easy_init failed"))
             return
         }
-        defer { pool.giveBack(handle) }
         let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
         defer { errorBuffer.deallocate() }
@@ -53,6 +61,9 @@ final class CurlTransfer: @unchecked Sendable {
             failure = .bodyStreamFailed(url: url, reason: error.reason)
         }
         body.close()
+        // The handle (and its open connection) goes back before the consumer learns the body ended, so the
+        // request it sends next finds the connection idle instead of opening another.
+        pool.giveBack(handle)
         channel.finish(error: failure)
     }
 
@@ -74,6 +85,7 @@ final class CurlTransfer: @unchecked Sendable {
         skylift_curl_set_long(h, CURLOPT_BUFFERSIZE, socketBufferSize)
         skylift_curl_set_long(h, CURLOPT_UPLOAD_BUFFERSIZE, socketBufferSize)
         skylift_curl_set_long(h, CURLOPT_CONNECTTIMEOUT_MS, max(1, Int(request.timeout * 1000)))
+        configureTrust(h)
 
         let context = Unmanaged.passUnretained(self).toOpaque()
         skylift_curl_set_write_callback(h, curlWriteCallback)
@@ -121,6 +133,18 @@ final class CurlTransfer: @unchecked Sendable {
         return list
     }
 
+    /// A pinned key replaces CA and name checks (a self-signed certificate names no CA and maybe not the
+    /// address used); curl still compares the key before sending anything. Handles are pooled per transport,
+    /// whose setting never changes, so options left at curl's defaults stay so.
+    private func configureTrust(_ h: UnsafeMutableRawPointer) {
+        if let caFile = tls?.caFile { skylift_curl_set_string(h, CURLOPT_CAINFO, caFile) }
+        if let pin = tls?.pinnedPublicKey {
+            skylift_curl_set_string(h, CURLOPT_PINNEDPUBLICKEY, pin)
+            skylift_curl_set_long(h, CURLOPT_SSL_VERIFYPEER, 0)
+            skylift_curl_set_long(h, CURLOPT_SSL_VERIFYHOST, 0)
+        }
+    }
+
     /// The error to report for curl's result, or nil for a complete response.
     private func failure(for code: CURLcode, errorBuffer: UnsafeMutablePointer<CChar>) -> HTTPClientError? {
         if let abortReason { return abortReason }
@@ -131,6 +155,10 @@ final class CurlTransfer: @unchecked Sendable {
         case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY,
              CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION:
             return .connectFailed(url: url, reason: detail)
+        case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+            return .connectFailed(url: url, reason: "the server's public key does not match the pinned \(tls?.pinnedPublicKey ?? "key")")
+        case CURLE_SSL_CACERT_BADFILE:
+            return .connectFailed(url: url, reason: "cannot use the CA file \(tls?.caFile ?? ""): \(detail)")
         case CURLE_OPERATION_TIMEDOUT:
             return .timedOut(url: url)
         case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL:

@@ -16,11 +16,15 @@ public final class CurlTransport: HTTPTransport {
         public var socketBufferSize: Int
         /// Idle easy handles (and their connections) kept for later requests.
         public var idleHandles: Int
+        /// Extra trust for HTTPS servers (a CA file or a pinned key); nil for the system's CA list.
+        public var tls: TLSTrust?
 
-        public init(responseBufferSize: Int = 4 << 20, socketBufferSize: Int = 256 * 1024, idleHandles: Int = 8) {
+        public init(responseBufferSize: Int = 4 << 20, socketBufferSize: Int = 256 * 1024, idleHandles: Int = 8,
+                    tls: TLSTrust? = nil) {
             self.responseBufferSize = responseBufferSize
             self.socketBufferSize = socketBufferSize
             self.idleHandles = idleHandles
+            self.tls = tls
         }
     }
 
@@ -39,7 +43,7 @@ public final class CurlTransport: HTTPTransport {
         try Self.validate(request, redactedURL: url)
         let channel = ResponseChannel(url: url, capacity: configuration.responseBufferSize)
         let transfer = CurlTransfer(request: request, redactedURL: url, channel: channel, pool: pool,
-                                    socketBufferSize: configuration.socketBufferSize)
+                                    socketBufferSize: configuration.socketBufferSize, tls: configuration.tls)
         let thread = Thread { transfer.run() }
         thread.name = "skylift-curl"
         thread.start()

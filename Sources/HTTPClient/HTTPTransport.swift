@@ -12,9 +12,12 @@ public protocol HTTPTransport: Sendable {
 }
 
 /// The transport with the best throughput on this platform: libcurl on Linux, URLSession elsewhere.
-public func makeDefaultTransport() -> any HTTPTransport {
+/// With `tls` (a CA file or pinned key) libcurl wherever it exists, since only it takes those settings.
+public func makeDefaultTransport(tls: TLSTrust? = nil) -> any HTTPTransport {
     #if canImport(CCurl) && os(Linux)
-    CurlTransport()
+    CurlTransport(configuration: .init(tls: tls))
+    #elseif canImport(CCurl)
+    tls == nil ? URLSessionTransport() : CurlTransport(configuration: .init(tls: tls))
     #else
     URLSessionTransport()
     #endif

@@ -20,5 +20,5 @@ public struct HTTPRequest: Sendable {
     }
 
     /// `Content-Length` when present and valid.
-    public var contentLength: Int64? { headers["Content-Length"].flatMap { Int64($0) } }
+    public var contentLength: Int64? { headers.integer("Content-Length") }
 }

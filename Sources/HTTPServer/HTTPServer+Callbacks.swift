@@ -12,7 +12,9 @@ final class RequestContext {
     let request: HTTPRequest
     let started = DispatchTime.now()
     var receiver: (any HTTPBodyReceiver)?
-    /// Response chosen before the body ended (early rejection): the rest of the body is dropped.
+    /// Response the handler chose from the head, queued once the (small) body has been read and dropped.
+    var pending: HTTPResponse?
+    /// Response a receiver chose before the body ended (early rejection): the rest of the body is dropped.
     var early: HTTPResponse?
     var finished = false
     var received: Int64 = 0
@@ -40,35 +42,11 @@ private func collect(_ connection: OpaquePointer?, _ kind: MHD_ValueKind) -> [(n
 
 let skyliftAccessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, version, uploadData, uploadSize, conCls in
     guard let cls, let conCls, let uploadSize else { return MHD_Result.NO }
-    let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
-
-    if conCls.pointee == nil {
-        let headers = collect(connection, MHD_ValueKind.HEADER_KIND).map { (name: $0.name, value: $0.value ?? "") }
-        let args = collect(connection, MHD_ValueKind.GET_ARGUMENT_KIND)
-        let query = args.isEmpty ? nil : args.map { arg in arg.value.map { "\(arg.name)=\($0)" } ?? arg.name }
-            .joined(separator: "&")
-        let request = HTTPRequest(method: method.map { String(cString: $0) } ?? "",
-                                  path: url.map { String(cString: $0) } ?? "/",
-                                  query: query, headers: HTTPHeaders(headers),
-                                  version: version.map { String(cString: $0) } ?? "HTTP/1.1")
-        let context = RequestContext(request: request)
-        conCls.pointee = Unmanaged.passRetained(context).toOpaque()
-        switch server.handler.head(request) {
-        case let .respond(response):
-            context.finished = true
-            return queue(response, on: connection, context: context)
-        case let .receive(receiver):
-            context.receiver = receiver
-            return MHD_Result.YES
-        }
+    guard let raw = conCls.pointee else {
+        let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+        return begin(server, connection, url: url, method: method, version: version, conCls: conCls)
     }
-
-    let context = Unmanaged<RequestContext>.fromOpaque(conCls.pointee!).takeUnretainedValue()
-    if context.finished {
-        // An answer was already queued at the head; drop whatever body still arrives.
-        uploadSize.pointee = 0
-        return MHD_Result.YES
-    }
+    let context = Unmanaged<RequestContext>.fromOpaque(raw).takeUnretainedValue()
     if uploadSize.pointee > 0 {
         let count = uploadSize.pointee
         context.received += Int64(count)
@@ -78,9 +56,13 @@ let skyliftAccessHandler: MHD_AccessHandlerCallback = { cls, connection, url, me
         uploadSize.pointee = 0
         return MHD_Result.YES
     }
+    // The whole request is in: only now can a queued response leave the connection open for the next one.
+    guard !context.finished else { return MHD_Result.YES }
     context.finished = true
     let response: HTTPResponse
-    if let early = context.early {
+    if let pending = context.pending {
+        response = pending
+    } else if let early = context.early {
         context.receiver?.abort()
         response = early
     } else if let receiver = context.receiver {
@@ -88,8 +70,57 @@ let skyliftAccessHandler: MHD_AccessHandlerCallback = { cls, connection, url, me
     } else {
         response = .text(500, "no handler for request body")
     }
+    context.pending = nil
     context.receiver = nil
     return queue(response, on: connection, context: context)
+}
+
+/// First call for a request: parse the head, ask the handler, and remember what it decided.
+private func begin(_ server: HTTPServer, _ connection: OpaquePointer?, url: UnsafePointer<CChar>?,
+                   method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?,
+                   conCls: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
+    let headers = collect(connection, MHD_ValueKind.HEADER_KIND).map { (name: $0.name, value: $0.value ?? "") }
+    let args = collect(connection, MHD_ValueKind.GET_ARGUMENT_KIND)
+    let query = args.isEmpty ? nil : args.map { arg in arg.value.map { "\(arg.name)=\($0)" } ?? arg.name }
+        .joined(separator: "&")
+    let request = HTTPRequest(method: method.map { String(cString: $0) } ?? "",
+                              path: url.map { String(cString: $0) } ?? "/",
+                              query: query, headers: HTTPHeaders(headers),
+                              version: version.map { String(cString: $0) } ?? "HTTP/1.1")
+    let context = RequestContext(request: request)
+    conCls.pointee = Unmanaged.passRetained(context).toOpaque()
+    if isPastLimit(connection) {
+        context.finished = true
+        let busy = HTTPResponse.text(503, "too many connections; try again", headers: ["Retry-After": "1"])
+        return queue(busy, on: connection, context: context, closing: true)
+    }
+    switch server.handler.head(request) {
+    case let .respond(response):
+        // libmicrohttpd closes the connection after a response queued before the request was read to its end.
+        // Wait for the end (dropping a small body) so the connection stays open; a large or unknown body is
+        // not worth reading, so answer now and let the connection close (RFC 9112 §9.6).
+        guard EarlyAnswer.waitsForBody(request) else {
+            context.finished = true
+            return queue(response, on: connection, context: context)
+        }
+        context.pending = response
+    case let .receive(receiver):
+        context.receiver = receiver
+    }
+    return MHD_Result.YES
+}
+
+/// When an answer chosen from the head alone is sent.
+enum EarlyAnswer {
+    /// Largest request body read and dropped so the connection can carry the next request.
+    static let drainLimit: Int64 = 1 << 20
+
+    /// True when the answer waits until the request body has been read and dropped: no body or a small one
+    /// of known length (a client waiting for `100 Continue` gets it from libmicrohttpd and sends the body).
+    static func waitsForBody(_ request: HTTPRequest) -> Bool {
+        if request.headers.contains("Transfer-Encoding") { return false }
+        return (request.contentLength ?? 0) <= drainLimit
+    }
 }
 
 let skyliftRequestCompleted: MHD_RequestCompletedCallback = { cls, _, conCls, toe in
@@ -100,6 +131,9 @@ let skyliftRequestCompleted: MHD_RequestCompletedCallback = { cls, _, conCls, to
     if !context.finished {
         context.receiver?.abort()
         context.receiver = nil
+        // The client left while its body was being drained: the chosen answer is never sent.
+        context.pending?.body.release()
+        context.pending = nil
     }
     guard let log = server.configuration.accessLog else { return }
     let ms = Double(DispatchTime.now().uptimeNanoseconds - context.started.uptimeNanoseconds) / 1_000_000
@@ -132,10 +166,15 @@ private let releaseProducer: MHD_ContentReaderFreeCallback = { cls in
     box.producer.close()
 }
 
+/// Largest piece a streamed body is asked for at once.
+private let streamBlock = 256 * 1024
+
 /// Headers the server sets itself from the body; a handler's copies would contradict them.
 private let managedHeaders: Set<String> = ["content-length", "transfer-encoding", "connection"]
 
-private func queue(_ response: HTTPResponse, on connection: OpaquePointer?, context: RequestContext) -> MHD_Result {
+/// Hands the response to libmicrohttpd; `closing` ends the connection after it.
+private func queue(_ response: HTTPResponse, on connection: OpaquePointer?, context: RequestContext,
+                   closing: Bool = false) -> MHD_Result {
     let mhdResponse: OpaquePointer?
     switch response.body {
     case .empty:
@@ -150,16 +189,30 @@ private func queue(_ response: HTTPResponse, on connection: OpaquePointer?, cont
     case let .stream(length, producer):
         let box = Unmanaged.passRetained(ProducerBox(producer)).toOpaque()
         let size = length.map { UInt64($0) } ?? UInt64.max // MHD_SIZE_UNKNOWN
-        mhdResponse = MHD_create_response_from_callback(size, 256 * 1024, produceCallback, box, releaseProducer)
+        // libmicrohttpd allocates (and clears) a buffer of this size per response: no bigger than the body.
+        let block = length.map { Int(max(1, min(Int64(streamBlock), $0))) } ?? streamBlock
+        mhdResponse = MHD_create_response_from_callback(size, block, produceCallback, box, releaseProducer)
         if mhdResponse == nil { releaseProducer(box) }
     }
     guard let mhdResponse else { return MHD_Result.NO }
     for field in response.headers where !managedHeaders.contains(field.name.lowercased()) {
         _ = MHD_add_response_header(mhdResponse, field.name, field.value)
     }
+    if closing { _ = MHD_add_response_header(mhdResponse, "Connection", "close") }
     context.status = response.status
     context.sent = context.request.method == "HEAD" ? 0 : (response.bodyLength ?? 0)
     let result = MHD_queue_response(connection, UInt32(response.status), mhdResponse)
     MHD_destroy_response(mhdResponse)
     return result
+}
+
+extension HTTPResponse.Body {
+    /// Frees what a body that will never be sent holds: its descriptor or its producer.
+    fileprivate func release() {
+        switch self {
+        case let .file(descriptor, _, _): close(descriptor)
+        case let .stream(_, producer): producer.close()
+        case .empty, .bytes: break
+        }
+    }
 }

@@ -62,11 +62,11 @@ public struct HTTPRangeOrigin: RangeOrigin, CustomStringConvertible {
             }
             var offset: Int64 = 0
             if response.status == 206 {
-                guard let cr = response.headers["Content-Range"].flatMap(Self.parseContentRange) else {
+                guard let first = response.headers["Content-Range"].flatMap(ContentRange.init)?.first else {
                     response.body.cancel()
                     throw RangeOriginError.badResponse(url: display(url), reason: "206 without a single Content-Range")
                 }
-                offset = cr.first
+                offset = first
             }
             return OriginBody(info: info, offset: offset, chunks: response.body)
         case 412, 416:
@@ -98,24 +98,12 @@ public struct HTTPRangeOrigin: RangeOrigin, CustomStringConvertible {
         let h = response.headers
         var length: Int64?
         if response.status == 206 {
-            length = h["Content-Range"].flatMap(parseContentRange)?.total
+            length = h["Content-Range"].flatMap(ContentRange.init)?.total
         } else {
-            length = h["Content-Length"].flatMap { Int64(digits: $0.trimmingSpaces()) }
+            length = h.integer("Content-Length")
         }
+        if let l = length, l > RangeCache.maxResourceLength { length = nil }
         return ContentInfo(length: length, contentType: h["Content-Type"], etag: h["ETag"],
                            lastModified: h["Last-Modified"].flatMap(HTTPDate.parse))
-    }
-
-    /// `bytes first-last/total` (total may be `*`).
-    static func parseContentRange(_ value: String) -> (first: Int64, last: Int64, total: Int64?)? {
-        let v = value.trimmingSpaces()
-        guard v.lowercased().hasPrefix("bytes ") else { return nil }
-        let rest = v.dropFirst(6).trimmingCharacters(in: .whitespaces)
-        let parts = rest.split(separator: "/", maxSplits: 1)
-        guard parts.count == 2 else { return nil }
-        let bounds = parts[0].split(separator: "-", maxSplits: 1)
-        guard bounds.count == 2, let first = Int64(digits: String(bounds[0])), let last = Int64(digits: String(bounds[1])),
-              last >= first else { return nil }
-        return (first, last, parts[1] == "*" ? nil : Int64(digits: String(parts[1])))
     }
 }

@@ -14,13 +14,13 @@ final class LoaderResource: Sendable {
     let key: CacheKey
     let loader: RangeLoader
     let blockSize: Int64
-    let state: Mutex<ResourceState>
+    let state: ThreadMutex<ResourceState>
 
     init(key: CacheKey, url: URL, loader: RangeLoader) {
         self.key = key
         self.loader = loader
         self.blockSize = Int64(loader.cache.configuration.blockSize)
-        self.state = Mutex(ResourceState(url: url))
+        self.state = ThreadMutex(ResourceState(url: url))
     }
 
     var cache: RangeCache { loader.cache }

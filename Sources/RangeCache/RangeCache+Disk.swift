@@ -37,7 +37,7 @@ extension RangeCache {
             let name = String(file.dropLast(4))
             let mapPath = resources + "/" + file, dataPath = resources + "/" + name + ".data"
             guard let bytes = fm.contents(atPath: mapPath).map(Array.init), let map = ResourceMap(decoding: bytes),
-                  map.metadata.blockSize == configuration.blockSize, map.metadata.length >= 0,
+                  map.metadata.blockSize == configuration.blockSize, (0...Self.maxResourceLength).contains(map.metadata.length),
                   name == fileName(for: CacheKey(normalized: map.metadata.key)) else {
                 configuration.log("cache: dropping damaged entry \(mapPath)")
                 continue

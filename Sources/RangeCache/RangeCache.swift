@@ -46,8 +46,12 @@ public final class RangeCache: Sendable {
     static let formatLine = "skylift-range-cache 1"
 
     public let configuration: Configuration
+
+    /// The largest resource length accepted from an origin or a map on disk (1 EiB): far beyond any real file,
+    /// and far enough below Int64.max that positions plus windows and block rounding cannot overflow.
+    public static let maxResourceLength: Int64 = 1 << 60
     let resourcesPath: String
-    let state: Mutex<State>
+    let state: ThreadMutex<State>
     /// Serialises file work per resource (see ``KeyLocks``).
     let keyLocks = KeyLocks()
     private let lockDescriptor: FileDescriptor
@@ -72,7 +76,7 @@ public final class RangeCache: Sendable {
             lockDescriptor.close()
             throw error
         }
-        state = Mutex(loaded)
+        state = ThreadMutex(loaded)
         state.withLock { s in
             _ = evictLocked(&s, toFit: 0, sparing: nil)
         }

@@ -63,7 +63,7 @@ public final class RangeLoader: Sendable {
     public let cache: RangeCache
     let origin: any RangeOrigin
     let configuration: Configuration
-    private let resources = Mutex<[String: LoaderResource]>([:])
+    private let resources = ThreadMutex<[String: LoaderResource]>([:])
     /// Where downloads run; callers that block a thread waiting for the loader should run their async work
     /// here too (`Task(executorPreference:)`), so a busy shared pool cannot starve them.
     public let executor = BlockingExecutor(label: "skylift.range-loader")

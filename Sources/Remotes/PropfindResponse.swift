@@ -62,7 +62,7 @@ public enum PropfindResponse {
             case "getcontentlength", "getetag", "getlastmodified", "getcontenttype": pending[name] = value
             case "propstat":
                 guard okPropstat, current != nil else { break }
-                if let l = pending["getcontentlength"].flatMap({ Int64($0) }) { current?.info.length = l }
+                if let l = pending["getcontentlength"].flatMap({ Int64(digits: $0.trimmingSpaces()) }) { current?.info.length = l }
                 if let e = pending["getetag"], !e.isEmpty { current?.info.etag = e }
                 if let t = pending["getcontenttype"], !t.isEmpty { current?.info.contentType = t }
                 if let m = pending["getlastmodified"].flatMap(HTTPDate.parse) { current?.info.lastModified = m }

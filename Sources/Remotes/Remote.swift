@@ -20,6 +20,12 @@ public protocol Remote: Sendable {
     func list(_ prefix: String) async throws -> [RemoteObject]
     /// Removes `name`. Missing objects are not an error.
     func delete(_ name: String) async throws
+    /// Moves `from` (a file, or a folder with everything under it) to `to`, replacing what is there and
+    /// creating missing folders above it; nothing is uploaded again. Throws ``RemoteError/unsupported(url:operation:)``
+    /// where the remote cannot move (a tus endpoint without WebDAV beside it).
+    func move(_ from: String, to: String) async throws
+    /// Copies `from` (a file, or a folder with everything under it) to `to`, like ``move(_:to:)``; `from` stays.
+    func copy(_ from: String, to: String) async throws
 
     /// Starts writing `length` bytes to `name`. Nothing is visible under `name` until the write completes.
     func startWrite(_ name: String, length: Int64) async throws -> any RemoteWrite

@@ -21,6 +21,8 @@ public enum RemoteError: Error, Sendable, Equatable, CustomStringConvertible {
     case protocolViolation(url: URL, reason: String)
     /// A resumable upload the server no longer knows (expired or removed).
     case uploadGone(url: URL)
+    /// The remote cannot do this at all (a move on a tus endpoint without WebDAV beside it).
+    case unsupported(url: URL, operation: String)
 
     /// How an upload engine should react to this error.
     public var disposition: RemoteErrorDisposition {
@@ -37,7 +39,7 @@ public enum RemoteError: Error, Sendable, Equatable, CustomStringConvertible {
             case 500...599: .retry
             default: .fatal
             }
-        case .unsupportedServer, .notAFolder, .protocolViolation: .fatal
+        case .unsupportedServer, .notAFolder, .protocolViolation, .unsupported: .fatal
         }
     }
 
@@ -69,6 +71,7 @@ public enum RemoteError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .notAFolder(url): return "\(Redaction.url(url, query: .drop)): is a file, not a folder"
         case let .protocolViolation(url, reason): return "\(Redaction.url(url, query: .drop)): protocol error: \(reason)"
         case let .uploadGone(url): return "\(Redaction.url(url, query: .drop)): upload no longer exists on the server"
+        case let .unsupported(url, operation): return "\(Redaction.url(url, query: .drop)): cannot \(operation) here"
         }
     }
 }

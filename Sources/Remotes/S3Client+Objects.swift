@@ -23,7 +23,7 @@ extension S3Client {
         var call = Call(method: "HEAD", bucket: bucket, key: key)
         call.headers.set("x-amz-checksum-mode", "ENABLED")
         let response = try await send(call)
-        guard let length = response.headers["Content-Length"].flatMap(Int64.init) else {
+        guard let length = response.headers.integer("Content-Length") else {
             throw S3Error.invalidResponse(resource: call.resource, reason: "HEAD answer has no Content-Length")
         }
         let info = ContentInfo(length: length, contentType: response.headers["Content-Type"], etag: response.headers["ETag"],
@@ -101,12 +101,17 @@ extension S3Client {
             if let token { call.query.append(("continuation-token", token)) }
             let root = try await document(try await send(call), call: call)
             for item in root.all("Contents") {
-                guard let key = item["Key"], let size = item["Size"].flatMap(Int64.init) else { continue }
+                guard let key = item["Key"], let size = item.integer("Size") else { continue }
                 objects.append(S3ObjectSummary(key: key, size: size, etag: item["ETag"] ?? "",
                                                lastModified: item["LastModified"].flatMap(Self.parseISODate)))
             }
             prefixes += root.all("CommonPrefixes").compactMap { $0["Prefix"] }
-            token = root["IsTruncated"] == "true" ? root["NextContinuationToken"] : nil
+            let next = root["IsTruncated"] == "true" ? root["NextContinuationToken"] : nil
+            // The same token again would page forever.
+            if let next, next == token {
+                throw S3Error.invalidResponse(resource: call.resource, reason: "ListObjectsV2 continuation token repeats")
+            }
+            token = next
         } while token != nil
         return (objects, prefixes)
     }

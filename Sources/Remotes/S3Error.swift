@@ -40,9 +40,10 @@ public enum S3Error: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// Worth another attempt: throttling and server-side trouble.
+    /// Worth another attempt: throttling, server-side trouble, and a body whose digest did not match what was
+    /// signed or declared (bytes damaged on the way; the next attempt reads them from the source again).
     var isRetryable: Bool {
         guard case let .service(status, code, _, _) = self else { return false }
-        return status >= 500 || code == "SlowDown" || code == "RequestTimeout" || code == "InternalError"
+        return status >= 500 || ["SlowDown", "RequestTimeout", "InternalError", "BadDigest", "XAmzContentSHA256Mismatch"].contains(code)
     }
 }

@@ -92,7 +92,7 @@ public final class S3Uploader: Sendable {
             if state.length == info.length && state.identity == info.identity.value && state.partSize == partSize {
                 do {
                     for part in try await client.listParts(bucket: bucket, key: key, uploadId: state.uploadId)
-                    where part.number <= partCount && part.size == Self.range(of: part.number, partSize: partSize, length: info.length).length {
+                    where (1...partCount).contains(part.number) && part.size == Self.range(of: part.number, partSize: partSize, length: info.length).length {
                         done[part.number] = part
                     }
                     uploadId = state.uploadId

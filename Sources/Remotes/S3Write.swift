@@ -34,13 +34,22 @@ final class S3Write: RemoteWrite {
     func confirmedOffset() async throws -> Int64 {
         let stored = try await storedParts()
         parts.withLock { $0 = stored }
-        return stored.reduce(0) { $0 + $1.size }
+        return try total(stored)
+    }
+
+    /// The bytes `parts` hold; a listing whose sizes do not fit in Int64 is the service's fault, not a trap.
+    private func total(_ parts: [S3Part]) throws -> Int64 {
+        guard let sum = S3Part.total(parts) else {
+            throw RemoteError.protocolViolation(url: remote.url(name), reason: "the service lists parts whose sizes overflow")
+        }
+        return sum
     }
 
     func send(_ part: WritePart) async throws -> Int64 {
-        let (number, offset) = parts.withLock { ($0.count + 1, $0.reduce(Int64(0)) { $0 + $1.size }) }
+        let (number, earlier) = parts.withLock { ($0.count + 1, $0) }
+        let offset = try total(earlier)
         guard part.offset == offset else { throw RemoteError.offsetConflict(url: remote.url(name)) }
-        guard part.length >= S3Uploader.smallestPartSize || part.offset + part.length == length else {
+        guard part.length >= S3Uploader.smallestPartSize || part.length == length - part.offset else {
             throw RemoteError.protocolViolation(url: remote.url(name),
                                                 reason: "S3 parts before the last must be at least 5 MiB; this one has \(part.length) bytes")
         }
@@ -65,9 +74,9 @@ final class S3Write: RemoteWrite {
             if part.checksumSHA256 == nil, let mine = sent[part.number], mine.etag == part.etag { part.checksumSHA256 = mine.checksumSHA256 }
             return part
         }
-        let total = stored.reduce(0) { $0 + $1.size }
-        guard total == length else {
-            throw RemoteError.protocolViolation(url: remote.url(name), reason: "the service holds \(total) of \(length) bytes at completion")
+        let held = try total(stored)
+        guard held == length else {
+            throw RemoteError.protocolViolation(url: remote.url(name), reason: "the service holds \(held) of \(length) bytes at completion")
         }
         do {
             try await remote.client.completeMultipartUpload(bucket: bucket, key: key, uploadId: uploadId, parts: stored)

@@ -13,6 +13,8 @@ struct S3XMLElement: Sendable {
     func all(_ name: String) -> [S3XMLElement] { children.filter { $0.name == name } }
     /// The text of the first child named `name`.
     subscript(_ name: String) -> String? { child(name)?.text }
+    /// The first child named `name` as a non-negative integer; nil when absent, signed or beyond Int64.
+    func integer(_ name: String) -> Int64? { self[name].flatMap { Int64(digits: $0.trimmingSpaces()) } }
 
     /// Parses `bytes` with `XMLReader` (no DTD, bounded); names are local names, namespaces dropped.
     static func parse(_ bytes: [UInt8]) throws(XMLReadError) -> S3XMLElement {

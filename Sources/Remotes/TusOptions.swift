@@ -19,7 +19,7 @@ public struct TusOptions: Sendable, Hashable {
         self.versions = versions.isEmpty ? [headers["Tus-Resumable"] ?? TusProtocol.version] : versions
         self.extensions = Set(Self.list(headers["Tus-Extension"]).map { $0.lowercased() })
         self.checksumAlgorithms = Self.list(headers["Tus-Checksum-Algorithm"]).map { $0.lowercased() }
-        self.maxSize = headers["Tus-Max-Size"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+        self.maxSize = headers.integer("Tus-Max-Size")
     }
 
     public init(versions: [String] = [TusProtocol.version], extensions: Set<String>, checksumAlgorithms: [String] = [], maxSize: Int64? = nil) {
@@ -78,24 +78,27 @@ public enum TusProtocol {
 
     /// `Upload-Offset` of a response, when present and a non-negative integer.
     public static func offset(_ headers: HTTPHeaders) -> Int64? {
-        guard let v = headers["Upload-Offset"].flatMap({ Int64($0.trimmingCharacters(in: .whitespaces)) }), v >= 0 else { return nil }
-        return v
+        headers.integer("Upload-Offset")
     }
 
     /// `Upload-Length` of a response, when present.
     public static func length(_ headers: HTTPHeaders) -> Int64? {
-        headers["Upload-Length"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+        headers.integer("Upload-Length")
     }
 
     /// The headers every tus request carries besides OPTIONS.
     public static func baseHeaders() -> HTTPHeaders { ["Tus-Resumable": version] }
 
-    /// Headers for creating an upload of `length` bytes named `name` (relative path inside the folder).
+    /// Headers for creating an upload of `length` bytes named `name` (relative path inside the folder): its
+    /// metadata carries `filename`, `filetype` (the media type its extension suggests) and, for a name in a
+    /// subfolder, `relativePath`.
     public static func creationHeaders(length: Int64, name: String) -> HTTPHeaders {
         var h = baseHeaders()
         h.add("Upload-Length", String(length))
         let fileName = name.split(separator: "/").last.map(String.init) ?? name
-        var meta = [("filename", fileName)]
+        // `filetype` as browser clients send it (a bare media type); some servers refuse creations without it.
+        let fileType = MediaType.forPath(fileName).split(separator: ";").first.map(String.init) ?? "application/octet-stream"
+        var meta = [("filename", fileName), ("filetype", fileType)]
         if name.contains("/") { meta.append(("relativePath", name)) }
         h.add("Upload-Metadata", metadata(meta))
         return h

@@ -44,6 +44,17 @@ public struct TusRemote: Remote {
 
     public func delete(_ name: String) async throws { try await dav?.delete(name) }
 
+    /// tus has no move or copy: they go to the WebDAV side when the folder offers it (the embedded cloud does).
+    public func move(_ from: String, to: String) async throws {
+        guard let dav else { throw RemoteError.unsupported(url: creationURL, operation: "move (tus has no MOVE and no WebDAV was offered)") }
+        try await dav.move(from, to: to)
+    }
+
+    public func copy(_ from: String, to: String) async throws {
+        guard let dav else { throw RemoteError.unsupported(url: creationURL, operation: "copy (tus has no COPY and no WebDAV was offered)") }
+        try await dav.copy(from, to: to)
+    }
+
     public func startWrite(_ name: String, length: Int64) async throws -> any RemoteWrite {
         if let max = options.maxSize, length > max {
             throw RemoteError.status(413, method: "POST", url: creationURL, detail: "\(length) bytes exceed Tus-Max-Size \(max)")

@@ -29,7 +29,7 @@ public struct WebDAVRemote: Remote {
         switch r.status {
         case 200, 204:
             let h = r.headers
-            let info = ContentInfo(length: h["Content-Length"].flatMap { Int64($0) }, contentType: h["Content-Type"],
+            let info = ContentInfo(length: h.integer("Content-Length"), contentType: h["Content-Type"],
                                    etag: h["ETag"], lastModified: h["Last-Modified"].flatMap(HTTPDate.parse))
             return RemoteObject(name: name, url: u, info: info, sha256: ServerDigest.sha256(h))
         case 404, 410: return nil
@@ -64,6 +64,27 @@ public struct WebDAVRemote: Remote {
 
     public func delete(_ name: String) async throws {
         try await http.expect([200, 202, 204, 404], "DELETE", url(name))
+    }
+
+    public func move(_ from: String, to: String) async throws { try await transfer("MOVE", from, to: to) }
+
+    public func copy(_ from: String, to: String) async throws { try await transfer("COPY", from, to: to) }
+
+    /// MOVE or COPY (RFC 4918 §9.8–9.9) of a file or a whole folder, overwriting the destination.
+    private func transfer(_ method: String, _ from: String, to: String) async throws {
+        guard from != to else { return }
+        try await makeParents(of: to)
+        let source = url(from)
+        // A folder is addressed with its trailing slash; HEAD cannot tell, PROPFIND can.
+        let isFolder = try await propfind(source, depth: 0).first?.isCollection ?? false
+        let headers: HTTPHeaders = ["Destination": url(to, isFolder: isFolder).absoluteString, "Overwrite": "T", "Depth": "infinity"]
+        let r = try await http.send(method, isFolder ? url(from, isFolder: true) : source, headers: headers)
+        let detail = RemoteHTTP.detail((try? await r.collect(upTo: 4096)) ?? [])
+        switch r.status {
+        case 200, 201, 204: return
+        case 405, 501: throw RemoteError.unsupported(url: source, operation: method)
+        default: throw RemoteError.status(r.status, method: method, url: source, detail: detail)
+        }
     }
 
     public func startWrite(_ name: String, length: Int64) async throws -> any RemoteWrite {

@@ -8,12 +8,21 @@ public struct OptionSpec: Sendable {
     public var help: String
     /// Whether the option may be given more than once (values accumulate).
     public var repeatable: Bool
+    /// The only values shell completion offers (`path`, `virtual`, `auto`); empty for free-form values.
+    public var choices: [String]
 
-    public init(_ name: String, _ valueName: String? = nil, help: String, repeatable: Bool = false) {
+    public init(_ name: String, _ valueName: String? = nil, help: String, repeatable: Bool = false, choices: [String] = []) {
         self.name = name
         self.valueName = valueName
         self.help = help
         self.repeatable = repeatable
+        self.choices = choices
+    }
+
+    /// What shell completion offers for the value: `choices`, else folders for `DIR`, files for `FILE`.
+    public var valueCompletion: ValueCompletion {
+        if !choices.isEmpty { return .words(choices) }
+        return ValueCompletion(placeholder: valueName ?? "")
     }
 }
 
@@ -31,9 +40,15 @@ public struct CommandSpec: Sendable {
     public var positionals: ClosedRange<Int>
     /// Shown after the options in help.
     public var examples: [String]
+    /// What shell completion offers for each positional argument; the last entry repeats.
+    public var positionalCompletions: [ValueCompletion]
+    /// After this many positional arguments, the rest belong to the command the last one names
+    /// (`service install watch DIR --settle 5`): they are kept verbatim for that command's own parser.
+    public var passThroughAfter: Int?
 
     public init(name: String, summary: String, usage: String, details: String = "", options: [OptionSpec],
-                positionals: ClosedRange<Int> = 0...0, examples: [String] = []) {
+                positionals: ClosedRange<Int> = 0...0, positionalCompletions: [ValueCompletion] = [],
+                passThroughAfter: Int? = nil, examples: [String] = []) {
         self.name = name
         self.summary = summary
         self.usage = usage
@@ -41,6 +56,17 @@ public struct CommandSpec: Sendable {
         self.options = options
         self.positionals = positionals
         self.examples = examples
+        self.positionalCompletions = positionalCompletions
+        self.passThroughAfter = passThroughAfter
+    }
+
+    /// Every option including the implicit `--help`, in help order.
+    public var allOptions: [OptionSpec] { options + [OptionSpec("--help", help: "show this help and exit")] }
+
+    /// Completion for positional argument `index` (0-based).
+    public func positionalCompletion(_ index: Int) -> ValueCompletion {
+        guard let last = positionalCompletions.last else { return .none }
+        return index < positionalCompletions.count ? positionalCompletions[index] : last
     }
 
     /// The exact text `skylift <name> --help` prints.
@@ -49,7 +75,7 @@ public struct CommandSpec: Sendable {
         lines.append(details.isEmpty ? summary : details)
         lines.append("")
         lines.append("options:")
-        let all = options + [OptionSpec("--help", help: "show this help and exit")]
+        let all = allOptions
         let labels = all.map { o in o.valueName.map { "\(o.name) \($0)" } ?? o.name }
         let width = min(max(labels.map(\.count).max() ?? 0, 10), 28)
         for (label, option) in zip(labels, all) {
@@ -77,6 +103,8 @@ public struct ParsedArguments: Sendable {
     public private(set) var flags: Set<String> = []
     public private(set) var positionals: [String] = []
     public private(set) var helpRequested = false
+    /// The arguments after `CommandSpec.passThroughAfter` positionals, untouched.
+    public private(set) var passedThrough: [String] = []
 
     init(command: String) { self.command = command }
 
@@ -113,6 +141,7 @@ public struct ParsedArguments: Sendable {
     fileprivate mutating func set(_ name: String) { flags.insert(name) }
     fileprivate mutating func positional(_ value: String) { positionals.append(value) }
     fileprivate mutating func requestHelp() { helpRequested = true }
+    fileprivate mutating func passThrough(_ rest: [String]) { passedThrough = rest }
 }
 
 /// A mistake on the command line. The message names the command and the flag or value at fault.
@@ -163,6 +192,10 @@ public func parseArguments(_ arguments: [String], for spec: CommandSpec) throws(
         index += 1
         if optionsEnded || !arg.hasPrefix("-") || arg == "-" {
             parsed.positional(arg)
+            if let after = spec.passThroughAfter, parsed.positionals.count == after {
+                parsed.passThrough(Array(arguments[index...]))
+                break
+            }
             continue
         }
         if arg == "--" { optionsEnded = true; continue }

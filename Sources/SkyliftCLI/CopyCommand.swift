@@ -9,7 +9,7 @@ public enum CopyCommand: Command {
     public static let spec = CommandSpec(
         name: "copy",
         summary: "stream a file, an http(s) or an s3:// object into a cloud folder, with no local copy",
-        usage: "copy SOURCE DEST [--source-header 'NAME: VALUE']... [--token-file FILE | --token TOKEN] [--header-file FILE] [--header 'NAME: VALUE']... [--state DIR] [--json] [--force] [--verify] [--cancel] [--s3-endpoint URL] [--s3-addressing MODE]",
+        usage: "copy SOURCE DEST [--source-header 'NAME: VALUE']... [--token-file FILE | --token TOKEN] [--header-file FILE] [--header 'NAME: VALUE']... [--state DIR] [--json] [--force] [--verify] [--cancel] [--ca-cert FILE | --pin-sha256 PIN] [--s3-endpoint URL] [--s3-addressing MODE]",
         details: """
         Copy SOURCE (a local path, an http(s) URL or s3://bucket/key, read with ranged GETs)
         into the folder DEST (as for upload: tus when offered, else WebDAV PUT; s3://bucket/prefix/
@@ -21,6 +21,7 @@ public enum CopyCommand: Command {
             OptionSpec("--cancel", help: "abort the unfinished copy of SOURCE to DEST instead of copying"),
         ] + TransferSettings.optionSpecs,
         positionals: 2...2,
+        positionalCompletions: [.files, .none],
         examples: [
             "skylift copy https://media.example/raw/clip.mp4 http://127.0.0.1:8421/dav/archive/ --source-header 'Authorization: Bearer ...'",
             "skylift copy ./clip.mp4 http://127.0.0.1:8421/dav/archive/",
@@ -30,7 +31,7 @@ public enum CopyCommand: Command {
     public static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> Int32 {
         let source = arguments.positionals[0], dest = arguments.positionals[1]
         let settings = try TransferSettings(arguments, destination: dest, context: context, command: spec.name)
-        let transport = makeDefaultTransport()
+        let transport = makeDefaultTransport(tls: settings.tls)
         let sourceHeaders = try SecretOptions.fields(arguments.all("--source-header"), option: "--source-header", command: spec.name)
         if arguments.flag("--cancel") {
             let target: (label: String, source: String, name: String)

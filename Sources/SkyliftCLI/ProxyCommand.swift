@@ -10,7 +10,7 @@ public enum ProxyCommand: Command {
     public static let spec = CommandSpec(
         name: "proxy",
         summary: "play cloud media in any player through a local caching proxy",
-        usage: "proxy --origin URL [--token-file FILE | --token TOKEN] [--header-file FILE] [--header 'NAME: VALUE']... [--listen HOST:PORT] [--allow-host NAME]... [--cache-dir DIR] [--max-cache-size SIZE] [--drop-query NAME]... [--quiet] [--s3-endpoint URL] [--s3-addressing MODE]",
+        usage: "proxy --origin URL [--token-file FILE | --token TOKEN] [--header-file FILE] [--header 'NAME: VALUE']... [--listen HOST:PORT] [--allow-host NAME]... [--cache-dir DIR] [--max-cache-size SIZE] [--drop-query NAME]... [--quiet] [--ca-cert FILE | --pin-sha256 PIN] [--s3-endpoint URL] [--s3-addressing MODE]",
         details: """
         Serve GET http://LISTEN/<path> from <origin>/<path>, adding the origin's headers
         (a token) so players that cannot send them can play the local URL. Byte ranges
@@ -35,7 +35,7 @@ public enum ProxyCommand: Command {
             OptionSpec("--max-cache-size", "SIZE", help: "cache size limit, e.g. 500M, 2G (default: 2G)"),
             OptionSpec("--drop-query", "NAME", help: "query parameter left out of cache keys", repeatable: true),
             OptionSpec("--quiet", help: "no request log on stderr"),
-        ] + S3Settings.optionSpecs,
+        ] + ClientTLS.options + S3Settings.optionSpecs,
         examples: [
             "skylift proxy --origin http://127.0.0.1:8421/dav --token-file ~/.local/share/skylift/store.token",
             "ffplay http://127.0.0.1:8422/movies/trip.mp4",
@@ -50,6 +50,7 @@ public enum ProxyCommand: Command {
             throw UsageError.invalid(command: spec.name, message: "option '--origin' is required")
         }
         let s3 = try S3Settings(arguments, command: spec.name)
+        let tls = try ClientTLS.trust(arguments, command: spec.name)
         let isS3 = S3Settings.isS3(originText)
         if isS3, SecretOptions.tokenGiven(arguments) || !arguments.all("--header").isEmpty || arguments.value("--header-file") != nil {
             // They would collide with the SigV4 Authorization header and break signatures.
@@ -94,8 +95,8 @@ public enum ProxyCommand: Command {
         // s3:// origins: every request is signed; the proxy's ranged GETs carry If-Range on the object's ETag.
         let transport: any HTTPTransport
         do {
-            transport = isS3 ? S3SigningTransport(client: try s3.client(transport: makeDefaultTransport(), context: context))
-                             : makeDefaultTransport()
+            transport = isS3 ? S3SigningTransport(client: try s3.client(transport: makeDefaultTransport(tls: tls), context: context))
+                             : makeDefaultTransport(tls: tls)
         } catch {
             cache.close()
             throw error

@@ -12,7 +12,8 @@ struct S3Settings {
     /// The options, in help order.
     static let optionSpecs: [OptionSpec] = [
         OptionSpec("--s3-endpoint", "URL", help: "S3 service for s3:// locations (default: $AWS_ENDPOINT_URL, else AWS)"),
-        OptionSpec("--s3-addressing", "MODE", help: "path, virtual or auto: bucket in the URL path or host (default: auto)"),
+        OptionSpec("--s3-addressing", "MODE", help: "path, virtual or auto: bucket in the URL path or host (default: auto)",
+                   choices: ["path", "virtual", "auto"]),
     ]
 
     init(_ arguments: ParsedArguments, command: String) throws(UsageError) {

@@ -8,7 +8,7 @@ public enum ServeCommand: Command {
     public static let spec = CommandSpec(
         name: "serve",
         summary: "serve a folder as the embedded cloud (WebDAV, tus, ranged GET)",
-        usage: "serve [--root DIR] [--listen HOST:PORT] [--token-file FILE | --token TOKEN | --no-auth] [--allow-host NAME]... [--tus-expiry SECONDS] [--quiet]",
+        usage: "serve [--root DIR] [--listen HOST:PORT] [--token-file FILE | --token TOKEN | --no-auth] [--allow-host NAME]... [--tls-cert FILE --tls-key FILE | --tls-self-signed] [--tus-expiry SECONDS] [--quiet]",
         details: """
         Serve a folder as the embedded cloud: WebDAV at /dav/, tus uploads at /uploads/<id>,
         ranged GET/HEAD on every file. The token comes from --token-file, --token or
@@ -16,6 +16,9 @@ public enum ServeCommand: Command {
         the store (mode 0600) and printed with the URL. With --no-auth only requests for
         loopback names and addresses (and --allow-host names) are answered, so web pages
         cannot reach the store by DNS rebinding; with a token, --allow-host restricts too.
+        With --tls-self-signed a certificate is made on first start and kept next to the store
+        (<store>.tls-cert.pem, key in <store>.tls-key.pem, mode 0600); its SHA-256 fingerprint
+        and the public-key pin clients pass to --pin-sha256 are printed at start.
         """,
         options: [
             OptionSpec("--root", "DIR", help: "folder to serve (default: $XDG_DATA_HOME/skylift/store)"),
@@ -24,12 +27,13 @@ public enum ServeCommand: Command {
             SecretOptions.tokenFileOption,
             OptionSpec("--no-auth", help: "serve without any authentication (loopback Host names only)"),
             AllowedHosts.option("also answer requests whose Host is NAME (then only those and loopback)"),
+        ] + ServeTLS.options + [
             OptionSpec("--tus-expiry", "SECONDS", help: "drop unfinished tus uploads after this long (default: 86400)"),
             OptionSpec("--quiet", help: "no access log on stderr"),
         ],
         examples: [
             "skylift serve",
-            "skylift serve --root ~/media --listen 0.0.0.0:8421 --token-file ~/.config/skylift/token",
+            "skylift serve --root ~/media --listen 0.0.0.0:8421 --token-file ~/.config/skylift/token --tls-self-signed",
         ])
 
     public static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> Int32 {
@@ -65,10 +69,12 @@ public enum ServeCommand: Command {
                 : " (from \(EmbeddedCloudDefaults.tokenFile(forStore: root).path))"
         }
 
+        let tls = try ServeTLS.resolve(arguments, root: root, listen: listen, command: spec.name)
         let shutdown = ShutdownSignal()
         let errors = context.errors
         var configuration = StorageConfiguration(root: root, token: token)
         configuration.tusExpiry = expiry
+        configuration.tls = tls?.identity
         // Without auth the Host check is always on; with a token only when names were listed.
         if token == nil || !arguments.all("--allow-host").isEmpty {
             configuration.allowedHosts = try AllowedHosts.policy(arguments, listen: listen, command: spec.name)
@@ -83,8 +89,18 @@ public enum ServeCommand: Command {
         } catch {
             throw CommandFailure("cannot serve on \(listen): \(error)")
         }
+        printStart(root: root, baseURL: server.baseURL, token: token, tokenNote: tokenNote, tls: tls, listen: listen, context: context)
+        let signal = await shutdown.wait()
+        context.errors.line("skylift: signal \(signal), stopping")
+        server.stop()
+        return 0
+    }
+
+    /// The start-up lines: what is served where, the token (only a generated one), the sign-in link, TLS trust.
+    private static func printStart(root: URL, baseURL: String, token: String?, tokenNote: String, tls: ServeTLS?,
+                                   listen: ListenAddress, context: CommandContext) {
         context.output.line("skylift: serving \(root.path)")
-        context.output.line("  url:   \(server.baseURL)/dav/")
+        context.output.line("  url:   \(baseURL)/dav/")
         if token != nil && tokenNote.isEmpty {
             context.output.line("  token: as given")
         } else if let token {
@@ -93,9 +109,16 @@ public enum ServeCommand: Command {
         } else {
             context.output.line("  auth:  none (--no-auth)")
         }
-        let signal = await shutdown.wait()
-        context.errors.line("skylift: signal \(signal), stopping")
-        server.stop()
-        return 0
+        // The browser sign-in link (as Jupyter prints one) only where the token itself is shown.
+        if let token, !tokenNote.isEmpty {
+            context.output.line("  open:  \(baseURL)/?token=\(token)")
+        } else {
+            context.output.line("  open:  \(baseURL)/")
+        }
+        for line in tls?.startLines ?? [] { context.output.line(line) }
+        if !listen.isLoopback && tls == nil {
+            context.errors.line("skylift serve: warning: listening on \(listen) without TLS: the token and the web app's "
+                + "session cookie cross the network in clear; use it only on a network you trust, or add --tls-self-signed")
+        }
     }
 }

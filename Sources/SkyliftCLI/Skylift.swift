@@ -11,6 +11,9 @@ public enum Skylift {
             CopyCommand.self,
             WatchCommand.self,
             StatusCommand.self,
+            ShareCommand.self,
+            ServiceCommand.self,
+            CompletionsCommand.self,
         ]
     }
 
@@ -32,8 +35,9 @@ public enum Skylift {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// Runs the tool with `arguments` (without the program name) and returns the exit status.
-    public static func main(_ arguments: [String], context: CommandContext = .process()) async -> Int32 {
+    /// Runs the tool with `arguments` (without the program name) and returns the exit status. `commit` is the
+    /// git commit the binary was built from (stamped in by the build), shown by `--version`.
+    public static func main(_ arguments: [String], context: CommandContext = .process(), commit: String = "unknown") async -> Int32 {
         guard let name = arguments.first, name != "-h", name != "--help", name != "help" else {
             if arguments.isEmpty {
                 context.errors.write(helpText)
@@ -47,7 +51,7 @@ public enum Skylift {
             return 0
         }
         if name == "--version" {
-            context.output.line("skylift \(version)")
+            context.output.line("skylift \(version) (\(commit))")
             return 0
         }
         guard let command = commands.first(where: { $0.spec.name == name }) else {

@@ -18,6 +18,8 @@ struct TransferSettings {
     var s3Location: String?
     /// Where S3 credentials and settings are read from.
     var environment: [String: String]
+    /// `--ca-cert` or `--pin-sha256` for HTTPS servers no system CA vouches for.
+    var tls: TLSTrust?
 
     /// Options shared by `upload` and `copy`, in help order.
     static let optionSpecs: [OptionSpec] = [
@@ -30,11 +32,12 @@ struct TransferSettings {
         OptionSpec("--force", help: "upload even when the destination already holds the same content"),
         OptionSpec("--verify", help: "read the object back (or use a server digest) and compare SHA-256"),
         OptionSpec("--part-size", "SIZE", help: "largest tus PATCH body, e.g. 16M (default: 64M), or S3 part (at least 5M; default: sized to the file)"),
-    ] + S3Settings.optionSpecs
+    ] + ClientTLS.options + S3Settings.optionSpecs
 
     init(_ arguments: ParsedArguments, destination raw: String, context: CommandContext, command: String) throws {
         let option = command == "copy" ? "DEST" : "--to"
         s3 = try S3Settings(arguments, command: command)
+        tls = try ClientTLS.trust(arguments, command: command)
         environment = context.environment
         let httpURL = URL(string: raw)
         if !S3Settings.isS3(raw) {

@@ -9,7 +9,7 @@ public enum UploadCommand: Command {
     public static let spec = CommandSpec(
         name: "upload",
         summary: "upload files to a cloud folder, resumably (tus, WebDAV or S3)",
-        usage: "upload FILE... --to URL [--token-file FILE | --token TOKEN] [--header-file FILE] [--header 'NAME: VALUE']... [--jobs N] [--state DIR] [--json] [--force] [--verify] [--cancel] [--s3-endpoint URL] [--s3-addressing MODE]",
+        usage: "upload FILE... --to URL [--token-file FILE | --token TOKEN] [--header-file FILE] [--header 'NAME: VALUE']... [--jobs N] [--state DIR] [--json] [--force] [--verify] [--cancel] [--ca-cert FILE | --pin-sha256 PIN] [--s3-endpoint URL] [--s3-addressing MODE]",
         details: """
         Stream files to a cloud folder with no temporary copy. Skylift asks the folder URL
         (OPTIONS) what it speaks: tus when offered (resumable, per-part checksums), else WebDAV
@@ -27,9 +27,11 @@ public enum UploadCommand: Command {
             OptionSpec("--cancel", help: "abort the unfinished uploads of FILE... to --to instead of uploading"),
         ] + TransferSettings.optionSpecs,
         positionals: 1...Int.max,
+        positionalCompletions: [.files],
         examples: [
             "skylift upload clip.mp4 --to http://127.0.0.1:8421/dav/photos/ --token \"$TOKEN\"",
             "SKYLIFT_TOKEN=... skylift upload *.mov --to https://cloud.example/files/ --jobs 4 --json",
+            "skylift upload clip.mp4 --to https://192.168.1.20:8421/dav/ --token-file ~/.config/skylift/token --pin-sha256 sha256//BASE64",
             "skylift upload clip.mp4 --to s3://media/raw/ --s3-endpoint http://127.0.0.1:9000 --s3-addressing path",
         ])
 
@@ -38,7 +40,7 @@ public enum UploadCommand: Command {
             throw UsageError.invalid(command: spec.name, message: "missing --to URL (the destination folder)")
         }
         let settings = try TransferSettings(arguments, destination: to, context: context, command: spec.name)
-        let transport = makeDefaultTransport()
+        let transport = makeDefaultTransport(tls: settings.tls)
         if arguments.flag("--cancel") {
             return try await cancel(arguments.positionals, uploader: settings.uploader(transport: transport), context: context)
         }

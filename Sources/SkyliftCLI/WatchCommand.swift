@@ -13,15 +13,16 @@ public enum WatchCommand: Command {
     public static let spec = CommandSpec(
         name: "watch",
         summary: "upload every file of a folder once it has stopped changing",
-        usage: "watch DIR [--to URL] [--token-file FILE | --token TOKEN] [--settle SECONDS] [--max-wait SECONDS] [--ignore GLOB]... [--jobs N] [--state DIR] [--part-size SIZE] [--json] [--mirror-deletes] [--s3-endpoint URL] [--s3-addressing MODE]",
+        usage: "watch DIR [--to URL] [--token-file FILE | --token TOKEN] [--settle SECONDS] [--max-wait SECONDS] [--ignore GLOB]... [--jobs N] [--state DIR] [--part-size SIZE] [--json] [--mirror-deletes] [--ca-cert FILE | --pin-sha256 PIN] [--s3-endpoint URL] [--s3-addressing MODE]",
         details: """
         Watch DIR (recursively) and upload each file once it has been quiet for --settle seconds
         and two checks of its size, mtime and inode agree; DIR/a/b.jpg goes to URL/a/b.jpg.
         Progress survives crashes and restarts: the queue lives in SQLite under --state, uploads
         resume from the server's offset, and a start-up scan finds what changed meanwhile.
         Without --to, the embedded cloud is started in this process with its default store
-        (as `skylift serve` would) and its URL and token are printed. Moved files are not
-        uploaded again (their remote copy keeps its name); deletions are only propagated with
+        (as `skylift serve` would) and its URL and token are printed. A file or folder moved
+        inside DIR is moved on the remote too, not uploaded again (where the destination cannot
+        move, its copy keeps its old name); deletions are only propagated with
         --mirror-deletes. Dotfiles, *.part, *.tmp, *.crdownload, *~ and *.swp are ignored.
         SIGINT/SIGTERM pause uploads where they can resume and exit 0.
         """,
@@ -37,8 +38,9 @@ public enum WatchCommand: Command {
             OptionSpec("--part-size", "SIZE", help: "largest tus PATCH body, e.g. 16M (default: 64M), or S3 part (at least 5M; default: sized to the file)"),
             OptionSpec("--json", help: "one JSON object per event on stdout"),
             OptionSpec("--mirror-deletes", help: "delete the remote copy when a file is deleted"),
-        ] + S3Settings.optionSpecs,
+        ] + ClientTLS.options + S3Settings.optionSpecs,
         positionals: 1...1,
+        positionalCompletions: [.directories],
         examples: [
             "skylift watch ~/Pictures",
             "skylift watch /srv/camera --to https://cloud.example/dav/camera/ --token \"$TOKEN\" --settle 5",
@@ -52,6 +54,8 @@ public enum WatchCommand: Command {
             throw CommandFailure("\(dir.path) does not exist")
         }
         guard isDirectory.boolValue else { throw CommandFailure("\(dir.path) is not a directory") }
+        try arguments.exclusive(["--token", "--token-file"])
+        let tls = try ClientTLS.trust(arguments, command: spec.name)
         let settle = try arguments.seconds("--settle", in: 0...86_400) ?? 2
         let maxWait = try arguments.seconds("--max-wait", in: 0...31_536_000) ?? 60
         let jobs = try arguments.integer("--jobs", in: 1...64) ?? 2
@@ -97,14 +101,15 @@ public enum WatchCommand: Command {
 
         // S3 needs no discovery: the remote is built from the location and the AWS settings.
         let s3Remote = try arguments.value("--to").flatMap { S3Settings.isS3($0) ? $0 : nil }
-            .map { try s3.remote($0, transport: makeDefaultTransport(), environment: context.environment) }
+            .map { try s3.remote($0, transport: makeDefaultTransport(tls: tls), environment: context.environment) }
         let agent: WatchAgent
         do {
             let uploader: EngineUploader
             if let s3Remote {
                 uploader = EngineUploader(uploader: Uploader(remote: s3Remote, store: ResumeStore(directory: state), options: options))
             } else {
-                uploader = try await EngineUploader.connect(to: destination, token: token, stateDirectory: state, options: options)
+                uploader = try await EngineUploader.connect(to: destination, token: token, stateDirectory: state,
+                                                            transport: makeDefaultTransport(tls: tls), options: options)
             }
             let configuration = WatchAgentConfiguration(
                 watch: WatchConfiguration(root: dir, settle: settle, maxWait: maxWait, ignore: ignore),

@@ -9,12 +9,15 @@ struct WatchOutput: Sendable {
     let json: Bool
 
     func embedded(store: URL, url: URL, token: String) {
+        // The web app's sign-in link: the server root (the URL without its `dav/`) with the token.
+        let open = url.deletingLastPathComponent().absoluteString + "?token=" + token
         if json {
-            emit(["event": "embedded", "store": store.path, "url": url.absoluteString, "token": token])
+            emit(["event": "embedded", "store": store.path, "url": url.absoluteString, "token": token, "open": open])
         } else {
             context.output.line("skylift: embedded cloud serving \(store.path)")
             context.output.line("  url:   \(url.absoluteString)")
             context.output.line("  token: \(token)")
+            context.output.line("  open:  \(open)")
         }
     }
 
@@ -47,8 +50,8 @@ struct WatchOutput: Sendable {
             context.output.line("resuming \(path) from byte \(from)")
         case let .failed(path, reason, retry):
             context.errors.line("failed \(path): \(reason) (retry in \(Int(retry.rounded(.up))) s)")
-        case let .moved(from, to):
-            context.output.line("moved \(from) → \(to) (remote copy kept)")
+        case let .moved(from, to, remoteMoved):
+            context.output.line("moved \(from) → \(to)" + (remoteMoved ? " (remote copy moved)" : " (remote copy kept)"))
         case let .removed(path, remoteDeleted):
             context.output.line("removed \(path)" + (remoteDeleted ? " (remote copy deleted)" : ""))
         case let .notice(text):
@@ -79,8 +82,8 @@ struct WatchOutput: Sendable {
             return ["event": "failed", "path": path, "reason": reason, "retry_in": retry]
         case let .dropped(path):
             return ["event": "dropped", "path": path]
-        case let .moved(from, to):
-            return ["event": "moved", "from": from, "to": to]
+        case let .moved(from, to, remoteMoved):
+            return ["event": "moved", "from": from, "to": to, "remote_moved": remoteMoved]
         case let .removed(path, remoteDeleted):
             return ["event": "removed", "path": path, "remote_deleted": remoteDeleted]
         case let .notice(text):

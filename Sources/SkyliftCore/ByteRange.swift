@@ -5,8 +5,19 @@ public struct ByteRange: Hashable, Sendable, CustomStringConvertible {
     /// Number of bytes in the run; never negative.
     public var length: Int64
 
+    /// A range the caller knows to be valid (offset and length not negative, end representable).
+    /// Values from outside go through ``init(checkedOffset:length:)`` instead, which never traps.
     public init(offset: Int64, length: Int64) {
-        precondition(offset >= 0 && length >= 0, "ByteRange needs offset >= 0 and length >= 0")
+        precondition(offset >= 0 && length >= 0 && length <= Int64.max - offset,
+                     "ByteRange needs offset >= 0, length >= 0 and offset + length <= Int64.max")
+        self.offset = offset
+        self.length = length
+    }
+
+    /// A range from untrusted numbers (a server's part sizes, a header): nil unless offset and length are
+    /// not negative and `offset + length` fits in Int64.
+    public init?(checkedOffset offset: Int64, length: Int64) {
+        guard offset >= 0, length >= 0, length <= Int64.max - offset else { return nil }
         self.offset = offset
         self.length = length
     }

@@ -5,27 +5,62 @@ public enum HTTPDate {
     private static let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
+    /// Seconds since 1970 of 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z: IMF-fixdate has a four-digit
+    /// year, so these bound every date this type reads or writes.
+    public static let earliest: Int64 = -62_135_596_800
+    public static let latest: Int64 = 253_402_300_799
+
     /// `Sun, 06 Nov 1994 08:49:37 GMT`. Built by hand: DateFormatter is not thread-safe to share
-    /// and costly to create per request.
+    /// and costly to create per request. Dates outside years 1...9999 (a file's mtime can be anything)
+    /// are written as the nearest end of that span.
     public static func format(_ date: Date) -> String {
-        let t = Int64(date.timeIntervalSince1970.rounded(.down))
+        let t = clampedSeconds(date.timeIntervalSince1970)
         let (dayNumber, secs) = t.floorDivided(by: 86_400)
         let (y, m, d) = civil(fromDays: dayNumber)
         let weekday = Int((dayNumber % 7 + 11) % 7) // 1970-01-01 was a Thursday
         let hh = secs / 3600, mm = (secs % 3600) / 60, ss = secs % 60
-        return "\(days[weekday]), \(pad(d)) \(months[m - 1]) \(y) \(pad(Int(hh))):\(pad(Int(mm))):\(pad(Int(ss))) GMT"
+        let year = String(repeating: "0", count: max(0, 4 - String(y).count)) + String(y)
+        return "\(days[weekday]), \(pad(d)) \(months[m - 1]) \(year) \(pad(Int(hh))):\(pad(Int(mm))):\(pad(Int(ss))) GMT"
     }
 
-    /// Parses IMF-fixdate; returns nil for anything else (obsolete forms are not needed here).
+    /// Whole seconds of `date` since 1970, rounded down and clamped to ``earliest``...``latest``: what an
+    /// HTTP date can say about it, and safe to compare however far off the date is.
+    public static func seconds(_ date: Date) -> Int64 { clampedSeconds(date.timeIntervalSince1970) }
+
+    static func clampedSeconds(_ interval: TimeInterval) -> Int64 {
+        guard !interval.isNaN else { return 0 }
+        let down = interval.rounded(.down)
+        if down <= Double(earliest) { return earliest }
+        if down >= Double(latest) { return latest }
+        return Int64(down)
+    }
+
+    /// Parses IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`: two-digit day, hour, minute and second,
+    /// four-digit year); returns nil for anything else, so a date that does not fit is ignored as
+    /// RFC 9110 §13.1.3 says. Obsolete forms are not needed here.
     public static func parse(_ value: String) -> Date? {
         let parts = value.trimmingSpaces().split(separator: " ")
-        guard parts.count == 6, parts[5] == "GMT", let d = Int(parts[1]),
-              let mIndex = months.firstIndex(of: String(parts[2])), let y = Int(parts[3]) else { return nil }
-        let hms = parts[4].split(separator: ":")
-        guard hms.count == 3, let hh = Int(hms[0]), let mm = Int(hms[1]), let ss = Int(hms[2]),
+        guard parts.count == 6, parts[5] == "GMT", let d = fixedDigits(parts[1], 2),
+              let mIndex = months.firstIndex(of: String(parts[2])), let y = fixedDigits(parts[3], 4), y >= 1 else {
+            return nil
+        }
+        let hms = parts[4].split(separator: ":", omittingEmptySubsequences: false)
+        guard hms.count == 3, let hh = fixedDigits(hms[0], 2), let mm = fixedDigits(hms[1], 2),
+              let ss = fixedDigits(hms[2], 2),
               (1...31).contains(d), (0...23).contains(hh), (0...59).contains(mm), (0...60).contains(ss) else { return nil }
         let dayNumber = days(fromCivil: y, mIndex + 1, d)
         return Date(timeIntervalSince1970: TimeInterval(dayNumber * 86_400 + Int64(hh * 3600 + mm * 60 + ss)))
+    }
+
+    /// Exactly `count` ASCII digits (at most four, so the value always fits).
+    private static func fixedDigits(_ s: Substring, _ count: Int) -> Int? {
+        guard s.utf8.count == count else { return nil }
+        var v = 0
+        for b in s.utf8 {
+            guard b >= 48 && b <= 57 else { return nil }
+            v = v * 10 + Int(b - 48)
+        }
+        return v
     }
 
     private static func pad(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }

@@ -20,6 +20,10 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
         return fields.filter { $0.name.lowercased() == lower }.map(\.value)
     }
 
+    /// A field holding a non-negative decimal integer (`Content-Length`, `Upload-Offset`): nil when absent,
+    /// signed, not all digits, or too large for Int64, so a hostile value is treated as missing, never trapped on.
+    public func integer(_ name: String) -> Int64? { self[name].flatMap { Int64(digits: $0.trimmingSpaces()) } }
+
     public mutating func add(_ name: String, _ value: String) { fields.append((name: name, value: value)) }
 
     /// Replaces every field named `name` with one holding `value`.

@@ -15,6 +15,11 @@ extension XMLReader {
         if String(validating: body, as: UTF8.self) == nil { throw .unsupportedEncoding("an invalid UTF-8 sequence") }
         try checkDeclaredEncoding(body)
         try refuseMarkupDeclarations(body)
+        // XMLParser on Linux dereferences null on a processing instruction without data (found by fuzzing):
+        // none but the leading XML declaration gets through.
+        guard XMLPrecheck.accepts(Array(body)) else {
+            throw .malformed(line: 0, column: 0, reason: "a processing instruction other than the XML declaration")
+        }
         return body
     }
 

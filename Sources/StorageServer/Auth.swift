@@ -15,8 +15,14 @@ struct Auth: Sendable {
     var isEnabled: Bool { expected != nil }
 
     func allows(_ headers: HTTPHeaders) -> Bool {
-        guard let expected else { return true }
+        guard expected != nil else { return true }
         guard let value = headers["Authorization"], let presented = Self.presentedToken(value) else { return false }
+        return allows(token: presented)
+    }
+
+    /// True when `presented` is the token (or no token is required).
+    func allows(token presented: [UInt8]) -> Bool {
+        guard let expected else { return true }
         // Comparing fixed-size digests hides the token's length and the position of the first difference.
         let digest = Digest.hash(.sha256, presented)
         var difference: UInt8 = 0
@@ -40,11 +46,15 @@ struct Auth: Sendable {
         }
     }
 
-    /// The 401 answer, inviting both schemes.
-    static func challenge() -> HTTPResponse {
+    /// The 401 answer, inviting both schemes. A browser's scripted or embedded request (`Sec-Fetch-Mode` other
+    /// than `navigate`: the web app's fetches, its `<video>` and `<img>`) is not offered Basic, which would pop
+    /// the browser's password dialog over the app; the app shows its own sign-in page instead.
+    static func challenge(_ headers: HTTPHeaders = [:]) -> HTTPResponse {
         var h = HTTPHeaders()
         h.add("WWW-Authenticate", "Bearer realm=\"skylift\"")
-        h.add("WWW-Authenticate", "Basic realm=\"skylift\", charset=\"UTF-8\"")
+        if (headers["Sec-Fetch-Mode"].map { $0 == "navigate" } ?? true) {
+            h.add("WWW-Authenticate", "Basic realm=\"skylift\", charset=\"UTF-8\"")
+        }
         return .text(401, "authentication required", headers: h)
     }
 }

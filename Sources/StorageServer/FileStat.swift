@@ -1,4 +1,5 @@
 import Foundation
+import SkyliftCore
 import SkyliftSystem
 
 /// What the server needs to know about a file or directory: kind, size and validators.
@@ -33,7 +34,8 @@ extension FileStat {
         }
         size = status.size
         inode = status.inode
-        mtimeNanoseconds = status.modificationNanoseconds
+        // Saturating: a hostile tree can hold any timestamp.
+        mtimeNanoseconds = .nanoseconds(seconds: status.modifiedSeconds, nanoseconds: status.modifiedNanoseconds)
     }
 
     init?(path: String) {

@@ -7,9 +7,6 @@ import HTTPServer
 /// Whole files and single ranges are sent by the kernel from the descriptor; several ranges become a
 /// `multipart/byteranges` body produced by reading the descriptor piece by piece.
 struct RangedGet: Sendable {
-    /// Above this many ranges the request is served whole, so a client cannot make us build huge bodies.
-    static let maxRanges = 64
-
     func respond(_ request: HTTPRequest, path: StoragePath) -> HTTPResponse {
         // Invisible entries (links out of the root, FIFOs, sockets, devices) are 404 like missing ones.
         guard let entry = FileTree.entry(path) else { return .text(404, "not found: \(path.relative)") }
@@ -30,19 +27,19 @@ struct RangedGet: Sendable {
         }
         let contentType = MediaType.forPath(path.name)
         if let rangeValue = request.headers["Range"], let range = RangeHeader(rangeValue),
-           request.headers["If-Range"].map({ Preconditions.ifRangeHolds($0, stat: stat) }) ?? true,
-           range.specs.count <= Self.maxRanges {
-            switch range.resolve(length: stat.size) {
+           request.headers["If-Range"].map({ Preconditions.ifRangeHolds($0, stat: stat) }) ?? true {
+            switch RangePlan.plan(range, length: stat.size) {
+            case .whole: break
             case .unsatisfiable:
                 close(fd)
                 headers.add("Content-Range", "bytes */\(stat.size)")
                 return .text(416, "range not satisfiable for \(stat.size) bytes", headers: headers)
-            case let .satisfiable(ranges) where ranges.count == 1:
+            case let .partial(ranges) where ranges.count == 1:
                 headers.add("Content-Type", contentType)
                 headers.add("Content-Range", ranges[0].contentRange(total: stat.size))
                 return HTTPResponse(status: 206, headers: headers,
                                     body: .file(descriptor: fd, offset: ranges[0].offset, length: ranges[0].length))
-            case let .satisfiable(ranges):
+            case let .partial(ranges):
                 let body = MultipartRanges(fd: fd, ranges: ranges, total: stat.size, contentType: contentType)
                 headers.add("Content-Type", "multipart/byteranges; boundary=\(body.boundary)")
                 return HTTPResponse(status: 206, headers: headers, body: .stream(length: body.length, producer: body))
@@ -55,9 +52,12 @@ struct RangedGet: Sendable {
     /// A plain HTML index, so a browser pointed at a folder sees its contents: what GET would serve, nothing else.
     private func listing(_ folder: FileTree.Entry, _ path: StoragePath) -> HTTPResponse {
         var html = "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>\(escapeHTML(path.relative))</title></head><body><ul>\n"
+        // Relative links: the index stays right wherever the folder is mounted (behind `skylift proxy`, a prefix).
+        if !path.isRoot { html += "<li><a href=\"../\">../</a></li>\n" }
         for (child, stat) in FileTree.members(of: folder, at: path) {
             let isDir = stat.isDirectory
-            html += "<li><a href=\"\(escapeHTML(child.href(collection: isDir)))\">\(escapeHTML(child.name))\(isDir ? "/" : "")</a></li>\n"
+            let href = "./" + (child.name.addingPercentEncoding(withAllowedCharacters: .hrefSegment) ?? "") + (isDir ? "/" : "")
+            html += "<li><a href=\"\(escapeHTML(href))\">\(escapeHTML(child.name))\(isDir ? "/" : "")</a></li>\n"
         }
         html += "</ul></body></html>\n"
         return HTTPResponse(status: 200, headers: ["Content-Type": "text/html; charset=utf-8"], body: .bytes(Array(html.utf8)))

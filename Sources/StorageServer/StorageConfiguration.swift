@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServer
 import SkyliftCore
 import SkyliftSystem
 
@@ -15,7 +16,7 @@ public struct StorageConfiguration: Sendable {
     /// Receives one line per finished request (method, path as sent with control bytes escaped, status, bytes,
     /// ms); never headers or queries.
     public var accessLog: (@Sendable (String) -> Void)?
-    /// Most connections served at once (each holds a thread).
+    /// Most connections served at once (each holds a thread); one past it gets `503` and is closed.
     public var connectionLimit: Int
     /// Seconds a connection may sit idle before it is closed.
     public var idleTimeout: Int
@@ -23,13 +24,15 @@ public struct StorageConfiguration: Sendable {
     /// (a server nobody authenticates to must not answer a web page's rebinded name); with a token, any
     /// `Host`, since a page cannot send the token.
     public var allowedHosts: HostPolicy?
+    /// Certificate and key to serve HTTPS with; nil for plain HTTP. With TLS the session cookie is `Secure`.
+    public var tls: TLSIdentity?
 
     /// The policy in force: ``allowedHosts``, or its default for the auth setting.
     public var effectiveHostPolicy: HostPolicy? { allowedHosts ?? (token == nil ? HostPolicy() : nil) }
 
     public init(root: URL, token: String?, tusExpiry: TimeInterval = 24 * 3600,
                 maxUploadSize: Int64 = 1 << 40, accessLog: (@Sendable (String) -> Void)? = nil,
-                connectionLimit: Int = 256, idleTimeout: Int = 120, allowedHosts: HostPolicy? = nil) {
+                connectionLimit: Int = 1024, idleTimeout: Int = 120, allowedHosts: HostPolicy? = nil) {
         self.root = root
         self.token = token
         self.tusExpiry = tusExpiry

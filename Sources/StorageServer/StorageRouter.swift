@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import WebApp
 
 /// Authenticates each request, confines its path, and hands it to the part of the server that owns it.
 final class StorageRouter: HTTPHandler {
@@ -8,19 +9,26 @@ final class StorageRouter: HTTPHandler {
     let auth: Auth
     let tus: TusUploads
     let webdav: WebDAV
+    let web: WebApp
 
-    init(configuration: StorageConfiguration, store: Store) {
+    init(configuration: StorageConfiguration, store: Store) throws {
         self.configuration = configuration
         self.store = store
-        auth = Auth(token: configuration.token)
+        let auth = Auth(token: configuration.token)
+        self.auth = auth
         tus = TusUploads(store: store, expiry: configuration.tusExpiry, maxSize: configuration.maxUploadSize)
         webdav = WebDAV(store: store, maxUploadSize: configuration.maxUploadSize)
+        web = try Self.makeWebApp(store: store, auth: auth, secure: configuration.tls != nil)
     }
 
     func head(_ request: HTTPRequest) -> HTTPHeadDecision {
-        guard auth.allows(request.headers) else { return .respond(Auth.challenge()) }
+        if let answer = web.handle(request) { return answer }
+        // A share link is its own credential and reaches only what it names (see StorageRouter+Shares).
+        if request.path.hasPrefix("/s/") { return .respond(shared(request)) }
+        guard auth.allows(request.headers) || cookieAllows(request) else { return .respond(Auth.challenge(request.headers)) }
         let path = request.path
         if path == "/uploads" || path.hasPrefix("/uploads/") { return tus.handle(request) }
+        if path == "/api/share" { return shareRequest(request) }
         if request.method == "OPTIONS" && (path == "*" || path == "/") { return .respond(options()) }
         let target: StoragePath
         switch store.resolver.resolve(rawPath: path) {
@@ -29,7 +37,8 @@ final class StorageRouter: HTTPHandler {
         }
         switch request.method {
         case "OPTIONS": return .respond(options())
-        case "GET", "HEAD": return .respond(RangedGet().respond(request, path: target))
+        case "GET", "HEAD":
+            return .respond(Self.confined(FolderViews.respond(request, path: target) ?? RangedGet().respond(request, path: target)))
         case "POST": return tus.create(request, folder: target)
         default: return webdav.handle(request, target: target)
         }

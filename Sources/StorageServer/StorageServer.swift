@@ -13,12 +13,12 @@ public final class StorageServer: Sendable {
     /// Throws ``StorageServerError`` when the root is unusable.
     public init(configuration: StorageConfiguration, host: String = "127.0.0.1", port: UInt16 = 0) throws {
         let store = try Store(root: configuration.root)
-        let router = StorageRouter(configuration: configuration, store: store)
+        let router = try StorageRouter(configuration: configuration, store: store)
         self.router = router
         let handler: any HTTPHandler = configuration.effectiveHostPolicy.map { HostFilter(policy: $0, next: router) } ?? router
         http = HTTPServer(configuration: .init(host: host, port: port, connectionLimit: configuration.connectionLimit,
                                                idleTimeout: configuration.idleTimeout,
-                                               accessLog: configuration.accessLog),
+                                               accessLog: configuration.accessLog, tls: configuration.tls),
                           handler: handler)
     }
 
@@ -36,6 +36,9 @@ public final class StorageServer: Sendable {
 
     /// The bound port, once started.
     public var port: UInt16 { http.port }
+
+    /// TCP connections accepted since start (clients that keep connections open make few).
+    public var connectionsAccepted: Int { http.connectionsAccepted }
 
     /// `http://host:port` of the running server.
     public var baseURL: String { http.baseURL }

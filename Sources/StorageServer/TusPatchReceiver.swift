@@ -43,7 +43,7 @@ final class TusPatchReceiver: HTTPBodyReceiver {
 
     func receive(_ chunk: UnsafeRawBufferPointer) -> HTTPResponse? {
         guard !failed else { return nil }
-        if let length, startOffset + sink.written + Int64(chunk.count) > length {
+        if let length, Int64(chunk.count) > length - startOffset - sink.written {
             return fail(.text(413, "PATCH runs past Upload-Length \(length)"))
         }
         do { try sink.append(chunk) } catch { return fail(failure(error)) }

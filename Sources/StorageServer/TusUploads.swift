@@ -104,7 +104,7 @@ final class TusUploads: Sendable {
         guard mediaType(request) == Self.offsetContentType else {
             return .respond(Self.tusResponse(415, "PATCH needs Content-Type: \(Self.offsetContentType)"))
         }
-        guard let claimed = request.headers["Upload-Offset"].flatMap({ Int64(digits: $0.trimmingSpaces()) }) else {
+        guard let claimed = request.headers.integer("Upload-Offset") else {
             return .respond(Self.tusResponse(400, "PATCH needs a valid Upload-Offset"))
         }
         guard claimed == offset else {
@@ -131,12 +131,12 @@ final class TusUploads: Sendable {
     private func receive(_ request: HTTPRequest, upload: TusUpload, info: TusUpload.Info, offset: Int64,
                          wrap: @escaping (HTTPResponse) -> HTTPResponse) -> HTTPHeadDecision {
         let checksum: TusPatchReceiver.Checksum?
-        switch parseChecksum(request.headers["Upload-Checksum"]) {
+        switch Self.parseChecksum(request.headers["Upload-Checksum"]) {
         case let .value(c): checksum = c
         case let .refused(response): return .respond(response)
         }
         let limit = info.length ?? maxSize
-        if let bodyLength = request.contentLength, offset + bodyLength > limit {
+        if let bodyLength = request.contentLength, bodyLength > limit - offset { // no `offset + bodyLength`: it can overflow
             return .respond(Self.tusResponse(413, "body runs past the upload's length \(limit)"))
         }
         do {
@@ -275,10 +275,10 @@ final class TusUploads: Sendable {
     }
 
     private func mediaType(_ request: HTTPRequest) -> String? {
-        request.headers["Content-Type"].map { String($0.split(separator: ";")[0]).trimmingSpaces().lowercased() }
+        request.headers["Content-Type"].map { String($0.prefix { $0 != ";" }).trimmingSpaces().lowercased() }
     }
 
-    private func parseChecksum(_ value: String?) -> Checked<TusPatchReceiver.Checksum?> {
+    static func parseChecksum(_ value: String?) -> Checked<TusPatchReceiver.Checksum?> {
         guard let value else { return .value(nil) }
         let parts = value.trimmingSpaces().split(separator: " ", omittingEmptySubsequences: true)
         guard parts.count == 2 else { return .refused(Self.tusResponse(400, "malformed Upload-Checksum")) }

@@ -9,9 +9,6 @@ import Synchronization
 /// Answers player requests: maps the path onto the origin, opens the resource through the loader, and
 /// builds the status, headers and body for the request's `Range`/`If-Range`.
 struct ProxyHandler: HTTPHandler {
-    /// More ranges than this in one request are answered with the whole representation.
-    static let maxRanges = 64
-
     let configuration: StreamProxy.Configuration
     let loader: RangeLoader
     let responses: ActiveResponses
@@ -76,13 +73,14 @@ struct ProxyHandler: HTTPHandler {
             return HTTPResponse(status: status, headers: headers)
         }
         var ranges: [ByteRange]?
-        if let value = request.headers["Range"], let parsed = RangeHeader(value), parsed.specs.count <= Self.maxRanges,
+        if let value = request.headers["Range"], let parsed = RangeHeader(value),
            request.headers["If-Range"].map({ Self.ifRangeHolds($0, info) }) ?? true {
-            switch parsed.resolve(length: length) {
+            switch RangePlan.plan(parsed, length: length) {
+            case .whole: break
             case .unsatisfiable:
                 headers.add("Content-Range", "bytes */\(length)")
                 return .text(416, "range not satisfiable: the resource has \(length) bytes", headers: headers)
-            case let .satisfiable(r): ranges = r
+            case let .partial(r): ranges = r
             }
         }
         let pieces: [LoaderBody.Piece]
@@ -130,7 +128,7 @@ struct ProxyHandler: HTTPHandler {
             return info.etag.map { EntityTag.strongMatch(v, $0) } ?? false
         }
         guard let date = HTTPDate.parse(v), let modified = info.lastModified else { return false }
-        return Int64(date.timeIntervalSince1970) == Int64(modified.timeIntervalSince1970)
+        return HTTPDate.seconds(date) == HTTPDate.seconds(modified)
     }
 
     /// 412 for a failed `If-Match`, 304 for a matching `If-None-Match`; nil to go on.

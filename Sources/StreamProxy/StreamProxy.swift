@@ -80,7 +80,8 @@ public final class StreamProxy: Sendable {
 /// Streamed responses in flight, so ``StreamProxy/stop()`` can wake producers blocked waiting for bytes
 /// (the server joins connection threads on stop, and a sleeping producer would hold it forever).
 final class ActiveResponses: Sendable {
-    private let state = Mutex<(stopped: Bool, bodies: [ObjectIdentifier: LoaderBody])>((false, [:]))
+    // Every request takes this lock twice: a ThreadMutex, which does not queue threads behind one another.
+    private let state = ThreadMutex<(stopped: Bool, bodies: [ObjectIdentifier: LoaderBody])>((false, [:]))
 
     /// Registers a body; false when the proxy is stopping.
     func add(_ body: LoaderBody) -> Bool {

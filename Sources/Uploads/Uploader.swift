@@ -142,8 +142,8 @@ struct Job {
             emit(.resumed(from: offset))
         }
         progress.base = offset - sent.total
-        guard offset <= length else {
-            throw RemoteError.protocolViolation(url: URL(string: w.token) ?? remote.folderURL, reason: "server offset \(offset) past length \(length)")
+        guard offset >= 0, offset <= length else {
+            throw RemoteError.protocolViolation(url: URL(string: w.token) ?? remote.folderURL, reason: "server offset \(offset) outside 0...\(length)")
         }
         if length == 0 && !w.isResumable || (length == 0 && offset == 0) {
             _ = try await w.send(part(offset: 0, length: 0, checksum: nil))

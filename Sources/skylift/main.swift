@@ -2,5 +2,6 @@ import Foundation
 import SkyliftCLI
 
 // All logic lives in SkyliftCLI so tests can drive it; this file only bridges to the process.
-let status = await Skylift.main(Array(CommandLine.arguments.dropFirst()))
+// `buildCommit` is generated at build time by the CommitStamp plugin.
+let status = await Skylift.main(Array(CommandLine.arguments.dropFirst()), commit: buildCommit)
 exit(status)

@@ -28,11 +28,13 @@ final class AgentHarness: Sendable {
 
     var davURL: URL { URL(string: server.withLock { $0!.baseURL } + "/dav/")! }
 
-    /// Starts an agent; returns it with its collected events and the task running it.
+    /// Starts an agent; returns it with its collected events and the task running it. With `gate`, every
+    /// upload waits at the gate's points.
     func startAgent(token: String = AgentHarness.token, settle: Double = 0.3, maxWait: Double = 30, mirrorDeletes: Bool = false,
-                    partLength: Int64 = 64 << 20) async throws -> RunningAgent {
-        let uploader = try await EngineUploader.connect(to: davURL, token: token, stateDirectory: state,
-                                                        options: UploadOptions(partLength: partLength))
+                    partLength: Int64 = 64 << 20, gate: UploadGate? = nil) async throws -> RunningAgent {
+        let engine = try await EngineUploader.connect(to: davURL, token: token, stateDirectory: state,
+                                                      options: UploadOptions(partLength: partLength))
+        let uploader: any FileUploading = gate.map { GatedUploader(engine: engine, gate: $0) } ?? engine
         let config = WatchAgentConfiguration(watch: WatchConfiguration(root: watched, settle: settle, maxWait: maxWait),
                                              stateDirectory: state, jobs: 2, mirrorDeletes: mirrorDeletes,
                                              retry: .init(maxAttempts: .max, baseDelay: 0.2, maxDelay: 1))
@@ -52,6 +54,8 @@ final class AgentHarness: Sendable {
 
     /// tus creations (POST) seen by the server.
     var creations: Int { accessLog.all.filter { $0.hasPrefix("POST ") }.count }
+    /// Requests that carry file bytes or start an upload (POST, PATCH, PUT) seen by the server.
+    var writes: Int { accessLog.all.filter { $0.hasPrefix("POST ") || $0.hasPrefix("PATCH ") || $0.hasPrefix("PUT ") }.count }
 
     deinit {
         server.withLock { $0?.stop() }
@@ -102,6 +106,43 @@ final class RunningAgent: Sendable {
         _ = await reader.value
         return result
     }
+}
+
+/// Where an upload through `GatedUploader` waits: before the engine starts it, or after the engine finished
+/// it (before the agent records it), until the test opens the gate.
+final class UploadGate: Sendable {
+    enum Point: Sendable { case before, after }
+    let point: Point
+    private let state = Mutex<(reached: Bool, open: Bool)>((false, false))
+
+    init(_ point: Point) { self.point = point }
+
+    var reached: Bool { state.withLock { $0.reached } }
+    func open() { state.withLock { $0.open = true } }
+
+    func pass() async {
+        state.withLock { $0.reached = true }
+        while !state.withLock({ $0.open }) { try? await Task.sleep(for: .milliseconds(20)) }
+    }
+}
+
+/// The real engine with a gate in front of or behind each upload, so a test can move a file while the agent
+/// holds it as `uploading`.
+struct GatedUploader: FileUploading {
+    let engine: EngineUploader
+    let gate: UploadGate
+    var destination: String { engine.destination }
+
+    func upload(localPath: String, as remotePath: String, expected: FileSnapshot,
+                report: @escaping @Sendable (UploadReport) -> Void) async throws(UploadFailure) {
+        if gate.point == .before { await gate.pass() }
+        try await engine.upload(localPath: localPath, as: remotePath, expected: expected, report: report)
+        if gate.point == .after { await gate.pass() }
+    }
+
+    func forget(localPath: String, as remotePath: String) { engine.forget(localPath: localPath, as: remotePath) }
+    func delete(_ remotePath: String) async throws(UploadFailure) { try await engine.delete(remotePath) }
+    func move(_ from: String, to: String) async throws(UploadFailure) { try await engine.move(from, to: to) }
 }
 
 /// Thread-safe list.

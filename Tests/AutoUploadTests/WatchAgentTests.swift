@@ -85,16 +85,75 @@ import Testing
         try h.write("doc.txt", Array("second version".utf8))
         await run.waitUntil { run.uploaded("doc.txt") == 2 }
         #expect(h.stored("doc.txt") == Array("second version".utf8))
-        // A move inside the tree: no new upload, the queue follows the file.
-        let creationsBefore = h.creations
+        // A move inside the tree: no new upload, the remote copy moves along.
+        let writesBefore = h.writes
         #expect(rename(h.watched.appendingPathComponent("keep.jpg").path,
                        h.watched.appendingPathComponent("moved.jpg").path) == 0)
-        await run.waitUntil { run.events.all.contains(.moved(from: "keep.jpg", to: "moved.jpg")) }
+        await run.waitUntil { run.events.all.contains(.moved(from: "keep.jpg", to: "moved.jpg", remoteMoved: true)) }
         try await Task.sleep(for: .milliseconds(700))
-        #expect(h.creations == creationsBefore)
+        #expect(h.writes == writesBefore)
         #expect(run.uploaded("moved.jpg") == 0)
+        #expect(h.stored("moved.jpg") == bytes(300))
+        #expect(h.stored("keep.jpg") == nil)
         let row = try #require(try await UploadQueue(readingStateIn: h.state).file("moved.jpg"))
-        #expect(row.state == .done && row.remotePath == "keep.jpg")
+        #expect(row.state == .done && row.remotePath == "moved.jpg")
+        #expect(await run.stop() == nil)
+    }
+
+    @Test func aMovedFileAndARenamedFolderAreMovedOnTheRemoteWithNoUpload() async throws {
+        let h = try AgentHarness()
+        try h.write("trip/day1/a.mov", bytes(70_000, seed: 2))
+        try h.write("trip/day1/b.jpg", bytes(3000, seed: 3))
+        try h.write("trip/notes.txt", bytes(100, seed: 4))
+        try h.write("loose.jpg", bytes(500, seed: 5))
+        let run = try await h.startAgent()
+        await run.waitUntil { ["trip/day1/a.mov", "trip/day1/b.jpg", "trip/notes.txt", "loose.jpg"].allSatisfy { run.uploaded($0) == 1 } }
+        let writesBefore = h.writes
+        #expect(writesBefore >= 4)
+
+        #expect(rename(h.watched.appendingPathComponent("trip").path, h.watched.appendingPathComponent("trip 2026").path) == 0)
+        await run.waitUntil { run.events.all.contains(.moved(from: "trip", to: "trip 2026", remoteMoved: true)) }
+        #expect(rename(h.watched.appendingPathComponent("loose.jpg").path,
+                       h.watched.appendingPathComponent("trip 2026/day1/loose.jpg").path) == 0)
+        await run.waitUntil { run.events.all.contains(.moved(from: "loose.jpg", to: "trip 2026/day1/loose.jpg", remoteMoved: true)) }
+        try await Task.sleep(for: .milliseconds(700))
+
+        // The remote tree mirrors the local one, and not a byte was sent for it.
+        #expect(h.writes == writesBefore)
+        #expect(h.stored("trip 2026/day1/a.mov") == bytes(70_000, seed: 2))
+        #expect(h.stored("trip 2026/day1/b.jpg") == bytes(3000, seed: 3))
+        #expect(h.stored("trip 2026/notes.txt") == bytes(100, seed: 4))
+        #expect(h.stored("trip 2026/day1/loose.jpg") == bytes(500, seed: 5))
+        #expect(!FileManager.default.fileExists(atPath: h.store.appendingPathComponent("trip").path))
+        #expect(h.stored("loose.jpg") == nil)
+        let rows = try await UploadQueue(readingStateIn: h.state).allFiles()
+        #expect(rows.map(\.path) == ["trip 2026/day1/a.mov", "trip 2026/day1/b.jpg", "trip 2026/day1/loose.jpg", "trip 2026/notes.txt"])
+        #expect(rows.allSatisfy { $0.state == .done && $0.remotePath == $0.path })
+        #expect(await run.stop() == nil)
+    }
+
+    /// A file moved while the agent holds it as `uploading`: before its bytes went out (it is sent under the
+    /// new name) or after (its copy, sent under the old name, is moved); either way it is sent once and ends up
+    /// under its new name only.
+    @Test(arguments: [UploadGate.Point.before, .after]) func aFileMovedDuringItsUploadEndsUpUnderItsNewName(point: UploadGate.Point) async throws {
+        let h = try AgentHarness()
+        let gate = UploadGate(point)
+        let run = try await h.startAgent(gate: gate)
+        await run.waitUntil { run.events.all.contains { if case .scanned = $0 { true } else { false } } }
+        try h.write("old.jpg", bytes(4000, seed: 6))
+        #expect(await run.waitUntil { gate.reached })
+        #expect(rename(h.watched.appendingPathComponent("old.jpg").path, h.watched.appendingPathComponent("new.jpg").path) == 0)
+        await run.waitUntil { run.events.all.contains { if case .moved(from: "old.jpg", to: "new.jpg", _) = $0 { true } else { false } } }
+        gate.open()
+        await run.waitUntil { run.uploaded("new.jpg") == 1 }
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(h.stored("new.jpg") == bytes(4000, seed: 6))
+        #expect(h.stored("old.jpg") == nil)
+        #expect(h.creations == 1)
+        #expect(run.uploaded("old.jpg") == 0)
+        let rows = try await UploadQueue(readingStateIn: h.state).allFiles()
+        #expect(rows.map(\.path) == ["new.jpg"])
+        #expect(rows.first?.state == .done && rows.first?.remotePath == "new.jpg")
         #expect(await run.stop() == nil)
     }
 

@@ -139,15 +139,6 @@ import Testing
         }
     }
 
-    @Test func contentRangeParsing() {
-        let r = ContentRange("bytes 10-19/100")
-        #expect(r?.first == 10 && r?.last == 19 && r?.total == 100)
-        #expect(ContentRange("bytes */0")?.total == 0)
-        #expect(ContentRange("bytes 0-9/*")?.total == nil)
-        #expect(ContentRange("items 0-9/10") == nil)
-        #expect(ContentRange("bytes 9-/10") == nil)
-    }
-
     @Test func changedObjectAfterACutIsAnErrorNotAMix() async throws {
         try await withServer(.init(cutOnceAfter: 400_000, changeOnCut: true)) { _, url in
             var got: [UInt8] = []

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import Testing
+import TestPrograms
 
 /// Echo-style handler exercising each body kind and both head decisions.
 final class ProbeHandler: HTTPHandler {
@@ -34,6 +35,7 @@ final class ProbeHandler: HTTPHandler {
     func head(_ request: HTTPRequest) -> HTTPHeadDecision {
         switch (request.method, request.path) {
         case ("PUT", _): return .receive(Collect(limit: 1 << 20))
+        case ("POST", "/reject"): return .respond(.text(403, "not here"))
         case ("GET", "/file"):
             let fd = open(fileURL.path, O_RDONLY)
             return .respond(HTTPResponse(status: 200, body: .file(descriptor: fd, offset: 2, length: 5)))
@@ -45,9 +47,10 @@ final class ProbeHandler: HTTPHandler {
     }
 }
 
+/// Runs curl; with several URLs (or `--next`) one curl reuses its connections like any keep-alive client.
 func curl(_ args: [String]) throws -> (out: Data, code: Int32) {
     let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+    p.executableURL = try TestPrograms.path("curl")
     p.arguments = ["-s"] + args
     let pipe = Pipe()
     p.standardOutput = pipe
@@ -55,6 +58,12 @@ func curl(_ args: [String]) throws -> (out: Data, code: Int32) {
     let data = pipe.fileHandleForReading.readDataToEndOfFile()
     p.waitUntilExit()
     return (data, p.terminationStatus)
+}
+
+/// curl's output as text. With `-w '%{num_connects}'` it counts the TCP connections each transfer had to
+/// open: 0 means the transfer went over the connection the previous one left open.
+func connects(_ args: [String]) throws -> String {
+    String(decoding: try curl(args).out, as: UTF8.self)
 }
 
 @Suite struct HTTPServerTests {
@@ -105,6 +114,66 @@ func curl(_ args: [String]) throws -> (out: Data, code: Int32) {
         try withServer { s in
             let r = try curl(["-o", "/dev/null", "-w", "%{http_code}", "-H", "X-Big: " + String(repeating: "a", count: 100_000), "\(s.baseURL)/"])
             #expect(String(decoding: r.out, as: UTF8.self) == "431")
+        }
+    }
+
+    @Test func everyBodyKindKeepsTheConnection() throws {
+        try withServer { s in
+            let urls = ["/file", "/stream", "/chunked", "/x"].flatMap { ["-o", "/dev/null", s.baseURL + $0] }
+            let r1 = try connects(["-w", "%{http_code}:%{num_connects} "] + urls)
+            #expect(r1 == "200:1 200:0 200:0 200:0 ")
+        }
+    }
+
+    @Test func http10KeepsTheConnectionOnlyWhenAsked() throws {
+        try withServer { s in
+            let two = ["-o", "/dev/null", "\(s.baseURL)/stream", "-o", "/dev/null", "\(s.baseURL)/file"]
+            let r2 = try connects(["-0", "-H", "Connection: keep-alive", "-w", "%{num_connects} "] + two)
+            #expect(r2 == "1 0 ")
+            let r3 = try connects(["-0", "-w", "%{num_connects} "] + two)
+            #expect(r3 == "1 1 ")
+            // Chunked encoding does not exist in HTTP/1.0: the body ends when the connection does.
+            let chunked = ["-0", "-H", "Connection: keep-alive", "-w", "%{size_download}:%{num_connects} ",
+                           "-o", "/dev/null", "\(s.baseURL)/chunked", "-o", "/dev/null", "\(s.baseURL)/file"]
+            let r4 = try connects(chunked)
+            #expect(r4 == "777:1 5:1 ")
+        }
+    }
+
+    @Test func clientAskingToCloseGetsItsConnectionClosed() throws {
+        try withServer { s in
+            let two = ["-o", "/dev/null", "\(s.baseURL)/a", "-o", "/dev/null", "\(s.baseURL)/b"]
+            let r5 = try connects(["-H", "Connection: close", "-w", "%{num_connects} "] + two)
+            #expect(r5 == "1 1 ")
+        }
+    }
+
+    @Test func answersBeforeTheBodyKeepTheConnectionOnceTheBodyIsRead() throws {
+        try withServer { s in
+            let next = ["--next", "-o", "/dev/null", "-w", "%{http_code}:%{num_connects}", "\(s.baseURL)/after"]
+            // The handler answers from the head; the small body is read and dropped, then the next request follows.
+            let rejected = try connects(["-o", "/dev/null", "-w", "%{http_code}:%{num_connects} ", "-H", "Expect:",
+                                         "--data-binary", String(repeating: "b", count: 50_000), "\(s.baseURL)/reject"] + next)
+            #expect(rejected == "403:1 200:0")
+            // A receiver refuses part-way (413 past 1 MiB); the rest of the body is drained, the connection stays.
+            let big = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+            try Data(count: 1_500_000).write(to: big)
+            defer { try? FileManager.default.removeItem(at: big) }
+            let refused = try connects(["-o", "/dev/null", "-w", "%{http_code}:%{num_connects} ", "-T", big.path, "\(s.baseURL)/u"] + next)
+            #expect(refused == "413:1 200:0")
+        }
+    }
+
+    @Test func aLargeBodyAnsweredFromTheHeadIsNotRead() throws {
+        try withServer { s in
+            // Past the drain limit the answer goes out at once and the connection closes instead of reading megabytes.
+            let big = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+            try Data(count: 4 << 20).write(to: big)
+            defer { try? FileManager.default.removeItem(at: big) }
+            let r = try connects(["-o", "/dev/null", "-w", "%{http_code} ", "-H", "Expect: 100-continue",
+                                  "--data-binary", "@" + big.path, "\(s.baseURL)/reject",
+                                  "--next", "-o", "/dev/null", "-w", "%{http_code}:%{num_connects}", "\(s.baseURL)/after"])
+            #expect(r == "403 200:1")
         }
     }
 }

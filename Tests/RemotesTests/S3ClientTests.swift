@@ -5,6 +5,7 @@ import HTTPClient
 @testable import Remotes
 import SkyliftCore
 import Testing
+import TestProbes
 
 /// A file source that fails every read at or past `failAt`: an upload that dies part-way.
 final class FailingSource: BlobSource {
@@ -45,8 +46,8 @@ func scratchDirectory() throws -> URL {
 }
 
 @Suite(.serialized, .timeLimit(.minutes(2))) struct S3ClientTests {
-    @Test func objectRoundTripWithAwkwardKey() async throws {
-        let server = try await S3TestServer.get(verifying: false)
+    @Test(arguments: S3Peer.allCases) func objectRoundTripWithAwkwardKey(peer: S3Peer) async throws {
+        let server = try await S3TestServer.get(peer, verifying: false)
         let client = server.client()
         let bucket = try await server.makeBucket()
         let key = "photos/ünïcødé dir/a b+c&d=e?.txt"
@@ -74,8 +75,8 @@ func scratchDirectory() throws -> URL {
         }
     }
 
-    @Test func ifMatchOnAChangedObjectFails() async throws {
-        let server = try await S3TestServer.get()
+    @Test(arguments: S3Peer.allCases) func ifMatchOnAChangedObjectFails(peer: S3Peer) async throws {
+        let server = try await S3TestServer.get(peer)
         let client = server.client()
         let bucket = try await server.makeBucket()
         let old = try await client.putObject(bucket: bucket, key: "v", body: .bytes(Array("one".utf8)))
@@ -88,9 +89,10 @@ func scratchDirectory() throws -> URL {
         }
     }
 
-    @Test(arguments: [("known key, wrong secret", "SignatureDoesNotMatch"), ("unknown key", "InvalidAccessKeyId")])
-    func wrongCredentialsFailOnceWithTheirCode(situation: String, code: String) async throws {
-        let server = try await S3TestServer.get()
+    @Test(arguments: S3Peer.allCases, [("known key, wrong secret", "SignatureDoesNotMatch"), ("unknown key", "InvalidAccessKeyId")])
+    func wrongCredentialsFailOnceWithTheirCode(peer: S3Peer, expected: (situation: String, code: String)) async throws {
+        let (situation, code) = expected
+        let server = try await S3TestServer.get(peer)
         let bucket = try await server.makeBucket()
         var configuration = server.configuration
         configuration.credentials = code == "SignatureDoesNotMatch"
@@ -109,8 +111,8 @@ func scratchDirectory() throws -> URL {
         #expect(recorder.requests.count == 1)
     }
 
-    @Test func missingBucketIsNamed() async throws {
-        let server = try await S3TestServer.get()
+    @Test(arguments: S3Peer.allCases) func missingBucketIsNamed(peer: S3Peer) async throws {
+        let server = try await S3TestServer.get(peer)
         do {
             _ = try await server.client().listObjects(bucket: "skylift-no-such-bucket")
             Issue.record("listing a missing bucket succeeded")
@@ -121,8 +123,8 @@ func scratchDirectory() throws -> URL {
     }
 
     /// moto neither checks nor lists part checksums, so this looks at what goes on the wire.
-    @Test func partsCarryTheirChecksums() async throws {
-        let server = try await S3TestServer.get()
+    @Test(arguments: S3Peer.allCases) func partsCarryTheirChecksums(peer: S3Peer) async throws {
+        let server = try await S3TestServer.get(peer)
         let recorder = RecordingTransport(makeDefaultTransport())
         let client = S3Client(configuration: server.configuration, transport: recorder)
         let bucket = try await server.makeBucket()
@@ -145,8 +147,8 @@ func scratchDirectory() throws -> URL {
         #expect(S3Uploader.partSize(for: 3, minimum: 1) == S3Uploader.smallestPartSize)
     }
 
-    @Test func multipartUploadResumesAfterAFailure() async throws {
-        let server = try await S3TestServer.get()
+    @Test(arguments: S3Peer.allCases) func multipartUploadResumesAfterAFailure(peer: S3Peer) async throws {
+        let server = try await S3TestServer.get(peer)
         let client = server.client()
         let bucket = try await server.makeBucket()
         let directory = try scratchDirectory()
@@ -181,8 +183,8 @@ func scratchDirectory() throws -> URL {
         #expect(digest.finalize() == sha256)
     }
 
-    @Test func parallelPartsAndSinglePut() async throws {
-        let server = try await S3TestServer.get()
+    @Test(arguments: S3Peer.allCases) func parallelPartsAndSinglePut(peer: S3Peer) async throws {
+        let server = try await S3TestServer.get(peer)
         let client = server.client()
         let bucket = try await server.makeBucket()
         let directory = try scratchDirectory()
@@ -204,8 +206,8 @@ func scratchDirectory() throws -> URL {
         #expect(Digest.hash(.sha256, try await client.getObject(bucket: bucket, key: "small").collect(upTo: 4000)) == smallSHA)
     }
 
-    @Test func cancelAbortsTheUnfinishedUpload() async throws {
-        let server = try await S3TestServer.get()
+    @Test(arguments: S3Peer.allCases) func cancelAbortsTheUnfinishedUpload(peer: S3Peer) async throws {
+        let server = try await S3TestServer.get(peer)
         let client = server.client()
         let bucket = try await server.makeBucket()
         let directory = try scratchDirectory()

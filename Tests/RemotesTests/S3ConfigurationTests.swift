@@ -4,6 +4,7 @@ import HTTPClient
 import Hashing
 import SkyliftCore
 import Testing
+import TestPrograms
 
 @Suite struct S3ConfigurationTests {
     func withHome(_ files: [String: String], _ body: (URL) throws -> Void) throws {
@@ -157,8 +158,8 @@ import Testing
 
     func pythonBlocking(_ arguments: [String]) throws -> String {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3"] + arguments
+        process.executableURL = try TestPrograms.python("botocore")
+        process.arguments = arguments
         let output = Pipe()
         process.standardOutput = output
         try process.run()

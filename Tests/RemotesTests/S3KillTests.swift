@@ -8,6 +8,7 @@ import HTTPClient
 @testable import Remotes
 import SkyliftCore
 import Testing
+import TestProbes
 
 /// Settings the killed child upload reads from its environment.
 private enum ChildJob {
@@ -54,9 +55,9 @@ private final class SlowFileSource: BlobSource {
         Issue.record("the child upload finished before it was killed")
     }
 
-    @Test(.enabled(if: ProcessInfo.processInfo.environment[ChildJob.variable] == nil))
-    func uploadResumesAfterTheClientIsKilled() async throws {
-        let server = try await S3TestServer.get()
+    @Test(.enabled(if: ProcessInfo.processInfo.environment[ChildJob.variable] == nil), arguments: S3Peer.allCases)
+    func uploadResumesAfterTheClientIsKilled(peer: S3Peer) async throws {
+        let server = try await S3TestServer.get(peer)
         let client = server.client()
         let bucket = try await server.makeBucket()
         let directory = try scratchDirectory()

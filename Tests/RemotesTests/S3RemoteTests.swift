@@ -4,6 +4,7 @@ import HTTPClient
 @testable import Remotes
 import SkyliftCore
 import Testing
+import TestProbes
 
 /// Sends `bytes[range]` as a part of `write`.
 func sendPart(_ write: any RemoteWrite, _ bytes: [UInt8], _ range: Range<Int>) async throws -> Int64 {
@@ -13,13 +14,13 @@ func sendPart(_ write: any RemoteWrite, _ bytes: [UInt8], _ range: Range<Int>) a
 }
 
 @Suite(.serialized, .timeLimit(.minutes(2))) struct S3RemoteTests {
-    func makeRemote(prefix: String = "media/", verifying: Bool = true) async throws -> S3Remote {
-        let server = try await S3TestServer.get(verifying: verifying)
+    func makeRemote(_ peer: S3Peer, prefix: String = "media/", verifying: Bool = true) async throws -> S3Remote {
+        let server = try await S3TestServer.get(peer, verifying: verifying)
         return S3Remote(client: server.client(), location: S3Location(bucket: try await server.makeBucket(), prefix: prefix))
     }
 
-    @Test func statListReadDelete() async throws {
-        let remote = try await makeRemote(verifying: false)
+    @Test(arguments: S3Peer.allCases) func statListReadDelete(peer: S3Peer) async throws {
+        let remote = try await makeRemote(peer, verifying: false)
         let client = remote.client, bucket = remote.location.bucket
         let bytes = Array("hello, s3 remote".utf8)
         try await client.putObject(bucket: bucket, key: "media/a b.txt", body: .bytes(bytes), sha256: Digest.hash(.sha256, bytes))
@@ -51,8 +52,8 @@ func sendPart(_ write: any RemoteWrite, _ bytes: [UInt8], _ range: Range<Int>) a
         #expect(try await remote.stat("a b.txt") == nil)
     }
 
-    @Test func writeResumesFromTheServicesPartList() async throws {
-        let remote = try await makeRemote()
+    @Test(arguments: S3Peer.allCases) func writeResumesFromTheServicesPartList(peer: S3Peer) async throws {
+        let remote = try await makeRemote(peer)
         let length = 11 << 20
         let bytes = randomBytes(length)
         let first = try await remote.startWrite("clip.mov", length: Int64(length))
@@ -78,8 +79,8 @@ func sendPart(_ write: any RemoteWrite, _ bytes: [UInt8], _ range: Range<Int>) a
         #expect(try await fresh.resumeWrite("clip.mov", length: Int64(length), token: first.token) == nil)
     }
 
-    @Test func smallPartsAndEmptyObjects() async throws {
-        let remote = try await makeRemote(prefix: "")
+    @Test(arguments: S3Peer.allCases) func smallPartsAndEmptyObjects(peer: S3Peer) async throws {
+        let remote = try await makeRemote(peer, prefix: "")
         let write = try await remote.startWrite("tiny", length: 10 << 20)
         let bytes = [UInt8](repeating: 1, count: 10 << 20)
         do {

@@ -2,75 +2,60 @@ import Foundation
 import HTTPClient
 @testable import Remotes
 import SkyliftCore
+import TestPrograms
+import TestProbes
 
-/// The S3 endpoint the S3 tests talk to: moto in server mode on a free loopback port, started on first use
-/// and gone when the test process exits; or, with `SKYLIFT_S3_TEST_ENDPOINT` set, that endpoint with
-/// credentials from the usual AWS environment variables and files.
+/// The S3 endpoint the S3 tests talk to: moto in server mode or a one-node Ceph RGW (see `S3Peer`), each
+/// started on first use and gone when the test process exits; or, with `SKYLIFT_S3_TEST_ENDPOINT` set, that
+/// endpoint (in place of moto) with credentials from the usual AWS environment variables and files.
 ///
 /// moto runs with IAM auth on, so it checks signatures and keys. It does not check or list part checksums,
-/// returns no checksum headers, never throttles, and keeps everything in memory.
+/// returns no checksum headers, never throttles, and keeps everything in memory. RGW checks signatures,
+/// signed payload hashes and Content-MD5, but ignores `x-amz-checksum-sha256`.
 final class S3TestServer: Sendable {
+    let peer: S3Peer
     let configuration: S3Configuration
-    private let process: Process?
+    private let service: S3Service?
 
     /// The server for this test process. `verifying` (the default) checks signatures; moto's checker
     /// rejects correct signatures (boto3's too) of keys with non-ASCII or `+&=?` characters and of query
     /// values with `/` or spaces (listing prefixes), so tests of those use the lenient server, and
-    /// `S3ConfigurationTests` compares such signatures with botocore's.
-    static func get(verifying: Bool = true) async throws -> S3TestServer {
-        try await Registry.shared.server(verifying: verifying)
+    /// `S3ConfigurationTests` compares such signatures with botocore's. RGW always checks.
+    static func get(_ peer: S3Peer = .moto, verifying: Bool = true) async throws -> S3TestServer {
+        try await Registry.shared.server(peer, verifying: peer == .rgw || verifying)
     }
 
-    /// Starts each kind of server once. Starting blocks (process launch, moto's start-up), so it runs on a
-    /// thread of its own rather than on the few threads of the Swift concurrency pool the tests share.
+    /// Starts each kind of server once. Starting blocks (process launch, the service's start-up), so it runs
+    /// on a thread of its own rather than on the few threads of the Swift concurrency pool the tests share.
     private actor Registry {
         static let shared = Registry()
-        private var servers: [Bool: Task<S3TestServer, any Error>] = [:]
+        private var servers: [String: Task<S3TestServer, any Error>] = [:]
 
-        func server(verifying: Bool) async throws -> S3TestServer {
-            if let starting = servers[verifying] { return try await starting.value }
+        func server(_ peer: S3Peer, verifying: Bool) async throws -> S3TestServer {
+            let name = "\(peer) \(verifying)"
+            if let starting = servers[name] { return try await starting.value }
             let starting = Task {
                 try await withCheckedThrowingContinuation { continuation in
-                    Thread { continuation.resume(with: Result { try S3TestServer(verifying: verifying) }) }.start()
+                    Thread { continuation.resume(with: Result { try S3TestServer(peer, verifying: verifying) }) }.start()
                 }
             }
-            servers[verifying] = starting
+            servers[name] = starting
             return try await starting.value
         }
     }
 
-    private init(verifying: Bool) throws {
-        if let endpoint = ProcessInfo.processInfo.environment["SKYLIFT_S3_TEST_ENDPOINT"], let url = URL(string: endpoint) {
+    private init(_ peer: S3Peer, verifying: Bool) throws {
+        self.peer = peer
+        if peer == .moto, let endpoint = ProcessInfo.processInfo.environment["SKYLIFT_S3_TEST_ENDPOINT"], let url = URL(string: endpoint) {
             configuration = try S3Configuration.resolve(endpoint: url, addressing: .path)
-            process = nil
+            service = nil
             return
         }
-        // scripts/moto-s3.py: moto exits when its stdin closes, i.e. when this test process ends however it
-        // ends. Verifying: moto checks every request's SigV4 signature, so a signing mistake fails the tests.
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../scripts/moto-s3.py").standardizedFileURL
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path, verifying ? "verifying" : "lenient"]
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try process.run()
-        var line = ""
-        while !line.contains("\n") {
-            let data = output.fileHandleForReading.availableData
-            if data.isEmpty { break }
-            line += String(decoding: data, as: UTF8.self)
-        }
-        let words = line.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ").map(String.init)
-        guard words.count == 4, words[0] == "READY", let port = Int(words[1]) else {
-            throw S3Error.configuration("moto server did not start (is `moto[server]` installed? see scripts/pip-deps.sh): \(line)")
-        }
-        self.process = process
-        configuration = S3Configuration(endpoint: URL(string: "http://127.0.0.1:\(port)")!, region: "us-east-1",
-                                        credentials: S3Credentials(accessKeyID: words[2], secretAccessKey: words[3]),
+        let service = try S3Service(peer, verifying: verifying)
+        self.service = service
+        configuration = S3Configuration(endpoint: service.endpoint, region: "us-east-1",
+                                        credentials: S3Credentials(accessKeyID: service.accessKeyID, secretAccessKey: service.secretAccessKey),
                                         addressing: .path)
-        _ = input // kept open by the process object's standardInput until exit
     }
 
     func client() -> S3Client {
@@ -85,4 +70,3 @@ final class S3TestServer: Sendable {
         return name
     }
 }
-

@@ -5,12 +5,13 @@ import HTTPClient
 @testable import Remotes
 import SkyliftCore
 import Testing
+import TestProbes
 import Uploads
 
 /// The generic upload engine (Uploads) driving an `S3Remote`: what `skylift upload … --to s3://…` runs.
 @Suite(.serialized, .timeLimit(.minutes(2))) struct S3UploadTests {
-    @Test func uploadEngineResumesAnInterruptedS3Upload() async throws {
-        let server = try await S3TestServer.get(verifying: false)
+    @Test(arguments: S3Peer.allCases) func uploadEngineResumesAnInterruptedS3Upload(peer: S3Peer) async throws {
+        let server = try await S3TestServer.get(peer, verifying: false)
         let remote = S3Remote(client: server.client(), location: S3Location(bucket: try await server.makeBucket(), prefix: "backup/"))
         let directory = try scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

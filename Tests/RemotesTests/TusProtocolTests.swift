@@ -28,9 +28,12 @@ import Testing
         #expect(h["Upload-Length"] == "42")
         #expect(h["Tus-Resumable"] == "1.0.0")
         let meta = TusProtocol.parseMetadata(h["Upload-Metadata"] ?? "")
-        #expect(meta == ["filename": "clip é.mp4", "relativePath": "trip/day 1/clip é.mp4"])
+        #expect(meta == ["filename": "clip é.mp4", "filetype": "video/mp4", "relativePath": "trip/day 1/clip é.mp4"])
         let flat = TusProtocol.parseMetadata(TusProtocol.creationHeaders(length: 1, name: "a.bin")["Upload-Metadata"] ?? "")
-        #expect(flat == ["filename": "a.bin"])
+        #expect(flat == ["filename": "a.bin", "filetype": "application/octet-stream"])
+        // Parameters are left out, as browsers send `file.type`.
+        let text = TusProtocol.parseMetadata(TusProtocol.creationHeaders(length: 1, name: "notes.TXT")["Upload-Metadata"] ?? "")
+        #expect(text["filetype"] == "text/plain")
         #expect(TusProtocol.metadata([("filename", "hello")]) == "filename aGVsbG8=")
     }
 

@@ -36,6 +36,21 @@ import Testing
         #expect(try parseArguments(["-h"], for: spec).helpRequested)
     }
 
+    @Test func argumentsAfterPassThroughAreKeptVerbatim() throws {
+        let outer = CommandSpec(name: "outer", summary: "", usage: "", options: [OptionSpec("--x", help: "a flag")],
+                                positionals: 2...2, passThroughAfter: 2)
+        let p = try parseArguments(["--x", "install", "watch", "DIR", "--settle", "5", "--help", "--", "-y"], for: outer)
+        #expect(p.flag("--x") && !p.helpRequested)
+        #expect(p.positionals == ["install", "watch"])
+        #expect(p.passedThrough == ["DIR", "--settle", "5", "--help", "--", "-y"])
+        #expect(throws: UsageError.wrongArgumentCount(command: "outer", expected: "2 arguments, got 1")) {
+            try parseArguments(["install"], for: outer)
+        }
+        #expect(throws: UsageError.unknownOption(command: "outer", option: "--settle")) {
+            try parseArguments(["install", "--settle", "5"], for: outer)
+        }
+    }
+
     @Test func listenAddresses() throws {
         #expect(try ListenAddress(parsing: "127.0.0.1:8421", option: "--listen", command: "serve") == ListenAddress(host: "127.0.0.1", port: 8421))
         #expect(try ListenAddress(parsing: "[::1]:0", option: "--listen", command: "serve") == ListenAddress(host: "::1", port: 0))

@@ -24,12 +24,15 @@ func runSkylift(_ arguments: [String], environment: [String: String] = [:]) asyn
         Skylift moves large media between devices and cloud storage.
 
         commands:
-          serve   serve a folder as the embedded cloud (WebDAV, tus, ranged GET)
-          proxy   play cloud media in any player through a local caching proxy
-          upload  upload files to a cloud folder, resumably (tus, WebDAV or S3)
-          copy    stream a file, an http(s) or an s3:// object into a cloud folder, with no local copy
-          watch   upload every file of a folder once it has stopped changing
-          status  show the watch queue: counts per state, uploads in flight, last errors
+          serve        serve a folder as the embedded cloud (WebDAV, tus, ranged GET)
+          proxy        play cloud media in any player through a local caching proxy
+          upload       upload files to a cloud folder, resumably (tus, WebDAV or S3)
+          copy         stream a file, an http(s) or an s3:// object into a cloud folder, with no local copy
+          watch        upload every file of a folder once it has stopped changing
+          status       show the watch queue: counts per state, uploads in flight, last errors
+          share        make, list or revoke read-only links to a file or folder of the embedded cloud
+          service      install or remove a systemd user service running watch, serve or proxy
+          completions  print shell completion for bash, zsh or fish
 
         Run 'skylift <command> --help' for a command's options.
 
@@ -39,9 +42,42 @@ func runSkylift(_ arguments: [String], environment: [String: String] = [:]) asyn
         #expect(bare.err == r.out)
     }
 
+    @Test func shareHelp() async {
+        let expected = """
+        usage: skylift share PATH [--expires 7d] [--root DIR] [--url URL] | share --list | share --revoke ID
+
+        Make a read-only link to PATH (a file or folder of the store, e.g. /movies/trip.mp4). The
+        link carries its expiry and is signed with the server's secret; it opens the file (with
+        ranges, so players can seek) or the folder's browse page, and nothing else. An expired
+        link answers 410, a revoked one 403. Links are kept in the store's state folder, so a
+        running `skylift serve` on the same --root honours them at once.
+
+        options:
+          --expires DURATION  lifetime: 30m, 12h, 7d (default: 7d, at most a year)
+          --root DIR          the served folder (default: $XDG_DATA_HOME/skylift/store)
+          --url URL           the server's address for the printed link (default: http://127.0.0.1:8421)
+          --list              list the links: id, expiry, path
+          --revoke ID         revoke the link with this id
+          --help              show this help and exit
+
+        examples:
+          skylift share /movies/trip.mp4 --expires 2d
+          skylift share /photos/2026/ --url http://192.168.1.20:8421
+          skylift share --list
+          skylift share --revoke 3f9c2a7d10b4e685
+
+        """
+        let r = await runSkylift(["share", "--help"])
+        #expect(r.status == 0)
+        #expect(r.out == expected)
+        let wrong = await runSkylift(["share", "/x", "--expires", "forever"])
+        #expect(wrong.status == 2)
+        #expect(wrong.err.contains("bad value 'forever' for '--expires'"))
+    }
+
     @Test func serveHelp() async {
         let expected = """
-        usage: skylift serve [--root DIR] [--listen HOST:PORT] [--token-file FILE | --token TOKEN | --no-auth] [--allow-host NAME]... [--tus-expiry SECONDS] [--quiet]
+        usage: skylift serve [--root DIR] [--listen HOST:PORT] [--token-file FILE | --token TOKEN | --no-auth] [--allow-host NAME]... [--tls-cert FILE --tls-key FILE | --tls-self-signed] [--tus-expiry SECONDS] [--quiet]
 
         Serve a folder as the embedded cloud: WebDAV at /dav/, tus uploads at /uploads/<id>,
         ranged GET/HEAD on every file. The token comes from --token-file, --token or
@@ -49,6 +85,9 @@ func runSkylift(_ arguments: [String], environment: [String: String] = [:]) asyn
         the store (mode 0600) and printed with the URL. With --no-auth only requests for
         loopback names and addresses (and --allow-host names) are answered, so web pages
         cannot reach the store by DNS rebinding; with a token, --allow-host restricts too.
+        With --tls-self-signed a certificate is made on first start and kept next to the store
+        (<store>.tls-cert.pem, key in <store>.tls-key.pem, mode 0600); its SHA-256 fingerprint
+        and the public-key pin clients pass to --pin-sha256 are printed at start.
 
         options:
           --root DIR            folder to serve (default: $XDG_DATA_HOME/skylift/store)
@@ -57,13 +96,16 @@ func runSkylift(_ arguments: [String], environment: [String: String] = [:]) asyn
           --token-file FILE     read the token from FILE (mode 0600; unlike --token, not visible in ps)
           --no-auth             serve without any authentication (loopback Host names only)
           --allow-host NAME     also answer requests whose Host is NAME (then only those and loopback) (repeatable)
+          --tls-cert FILE       serve HTTPS with this PEM certificate (chain); needs --tls-key
+          --tls-key FILE        private key (PEM, unencrypted, mode 0600) of --tls-cert
+          --tls-self-signed     serve HTTPS with a certificate made once and kept next to the store
           --tus-expiry SECONDS  drop unfinished tus uploads after this long (default: 86400)
           --quiet               no access log on stderr
           --help                show this help and exit
 
         examples:
           skylift serve
-          skylift serve --root ~/media --listen 0.0.0.0:8421 --token-file ~/.config/skylift/token
+          skylift serve --root ~/media --listen 0.0.0.0:8421 --token-file ~/.config/skylift/token --tls-self-signed
 
         """
         for args in [["serve", "--help"], ["serve", "-h"], ["help", "serve"], ["serve", "--root", "x", "--help"]] {
@@ -71,6 +113,51 @@ func runSkylift(_ arguments: [String], environment: [String: String] = [:]) asyn
             #expect(r.status == 0)
             #expect(r.out == expected)
         }
+    }
+
+    @Test func serviceAndCompletionsHelp() async {
+        let service = await runSkylift(["service", "--help"])
+        #expect(service.status == 0)
+        #expect(service.out == """
+        usage: skylift service install|uninstall watch|serve|proxy [ARGS...]
+
+        Write a systemd user unit (in $XDG_CONFIG_HOME/systemd/user, else ~/.config/systemd/user)
+        that runs `skylift watch|serve|proxy ARGS...` with Restart=on-failure and this shell's XDG
+        folders, then print the systemctl line that starts it now and at every login. ARGS are
+        checked as the command checks them; paths become absolute. Secrets never go into the
+        unit: --token and --header are refused (use --token-file, --header-file), and tokens or
+        AWS keys in the environment are not copied. Units are named skylift-serve.service,
+        skylift-proxy.service and skylift-watch-<DIR escaped as by systemd-escape --path>.service.
+        `service uninstall` with the same arguments removes the unit.
+
+        options:
+          --help      show this help and exit
+
+        examples:
+          skylift service install watch ~/Pictures --settle 5
+          skylift service install serve --root ~/media --token-file ~/.config/skylift/token
+          skylift service uninstall watch ~/Pictures
+
+        """)
+        // `service install KIND --help` is the service's help too: KIND's arguments are not run.
+        #expect(await runSkylift(["service", "install", "watch", "--help"]).out == service.out)
+        let completions = await runSkylift(["completions", "--help"])
+        #expect(completions.status == 0)
+        #expect(completions.out == """
+        usage: skylift completions bash|zsh|fish
+
+        Print a completion script for the shell, generated from the same option lists as --help:
+        commands, every option, folders for DIR, files for FILE, and fixed choices.
+
+        options:
+          --help      show this help and exit
+
+        examples:
+          skylift completions bash > ~/.local/share/bash-completion/completions/skylift
+          skylift completions zsh > ~/.zfunc/_skylift     # with fpath+=(~/.zfunc) before compinit
+          skylift completions fish > ~/.config/fish/completions/skylift.fish
+
+        """)
     }
 
     @Test func usageErrorsNameTheFlagAndExit2() async {

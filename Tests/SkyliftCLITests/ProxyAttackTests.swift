@@ -1,3 +1,4 @@
+import TestPrograms
 import Foundation
 import StorageServer
 import Synchronization
@@ -63,7 +64,7 @@ func secretFile(_ dir: URL, _ name: String, _ text: String, mode: Int) throws ->
         for host in ["evil.example", "evil.example:\(port)", "127.0.0.1.evil.example", "localhost.evil.example", "[::2]"] {
             #expect(try curlStatus(["-H", "Host: \(host)", base + "/clip.bin"]) == "421", "\(host)")
         }
-        let body = try run("/usr/bin/curl", ["-s", "-H", "Host: evil.example", base + "/clip.bin"]).out
+        let body = try run(try TestPrograms.path("curl"), ["-s", "-H", "Host: evil.example", base + "/clip.bin"]).out
         #expect(body.contains("--allow-host NAME"))
         // Malformed, repeated or (on HTTP/1.1) missing Host: 400.
         #expect(try curlStatus(["-H", "Host: a b", base + "/clip.bin"]) == "400")
@@ -177,6 +178,6 @@ func rawRequest(port: Int, target: String, headerLines: [String] = ["Host: 127.0
         data += chunk
     print(data.split(b"\\r\\n")[0].decode())
     """
-    return try run("/usr/bin/python3", ["-c", script, String(port), target] + headerLines).out
+    return try run(try TestPrograms.python(), ["-c", script, String(port), target] + headerLines).out
         .trimmingCharacters(in: .whitespacesAndNewlines)
 }

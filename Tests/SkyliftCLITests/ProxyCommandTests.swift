@@ -2,6 +2,7 @@ import Foundation
 import StorageServer
 import Synchronization
 import Testing
+import TestPrograms
 
 /// A `skylift proxy` child process.
 final class ProxyProcess {
@@ -11,7 +12,7 @@ final class ProxyProcess {
 
     init(_ arguments: [String], environment: [String: String] = ["PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory()],
          umask: String? = nil) throws {
-        (process.executableURL, process.arguments) = skyliftInvocation(["proxy"] + arguments, umask: umask)
+        (process.executableURL, process.arguments) = try skyliftInvocation(["proxy"] + arguments, umask: umask)
         process.environment = environment
         process.standardOutput = stdout
         process.standardError = stderr
@@ -44,7 +45,7 @@ final class ProxyProcess {
 /// Body bytes via curl, or nil when curl failed.
 func fetch(_ url: String, range: String? = nil, extra: [String] = []) throws -> [UInt8]? {
     let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+    p.executableURL = try TestPrograms.path("curl")
     p.arguments = ["-sf"] + (range.map { ["-r", $0] } ?? []) + extra + [url]
     let pipe = Pipe()
     p.standardOutput = pipe
@@ -59,7 +60,7 @@ func fetch(_ url: String, range: String? = nil, extra: [String] = []) throws -> 
         let r = await runSkylift(["proxy", "--help"])
         #expect(r.status == 0)
         #expect(r.out == """
-        usage: skylift proxy --origin URL [--token-file FILE | --token TOKEN] [--header-file FILE] [--header 'NAME: VALUE']... [--listen HOST:PORT] [--allow-host NAME]... [--cache-dir DIR] [--max-cache-size SIZE] [--drop-query NAME]... [--quiet] [--s3-endpoint URL] [--s3-addressing MODE]
+        usage: skylift proxy --origin URL [--token-file FILE | --token TOKEN] [--header-file FILE] [--header 'NAME: VALUE']... [--listen HOST:PORT] [--allow-host NAME]... [--cache-dir DIR] [--max-cache-size SIZE] [--drop-query NAME]... [--quiet] [--ca-cert FILE | --pin-sha256 PIN] [--s3-endpoint URL] [--s3-addressing MODE]
 
         Serve GET http://LISTEN/<path> from <origin>/<path>, adding the origin's headers
         (a token) so players that cannot send them can play the local URL. Byte ranges
@@ -84,6 +85,8 @@ func fetch(_ url: String, range: String? = nil, extra: [String] = []) throws -> 
           --max-cache-size SIZE   cache size limit, e.g. 500M, 2G (default: 2G)
           --drop-query NAME       query parameter left out of cache keys (repeatable)
           --quiet                 no request log on stderr
+          --ca-cert FILE          trust an HTTPS server whose certificate is in FILE (PEM) or signed by one there
+          --pin-sha256 PIN        trust the HTTPS server with this public key, as 'serve' prints (sha256//BASE64)
           --s3-endpoint URL       S3 service for s3:// locations (default: $AWS_ENDPOINT_URL, else AWS)
           --s3-addressing MODE    path, virtual or auto: bucket in the URL path or host (default: auto)
           --help                  show this help and exit
@@ -144,7 +147,7 @@ func fetch(_ url: String, range: String? = nil, extra: [String] = []) throws -> 
 
         // Kill -9 in the middle of a slow transfer, so some blocks are written but not yet recorded.
         let slow = Process()
-        slow.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        slow.executableURL = try TestPrograms.path("curl")
         slow.arguments = ["-s", "-o", "/dev/null", "--limit-rate", "400k", "-r", "1000000-1999999", url]
         try slow.run()
         Thread.sleep(forTimeInterval: 0.6)
@@ -179,8 +182,8 @@ func fetch(_ url: String, range: String? = nil, extra: [String] = []) throws -> 
         let data = Array((try FileHandle(forReadingFrom: URL(fileURLWithPath: "/dev/urandom")).read(upToCount: 1_234_567))!)
         try Data(data).write(to: www.appendingPathComponent("v/clip.webm"))
         // nginx's workers run unprivileged.
-        _ = try run("/bin/chmod", ["-R", "a+rwX", work.path])
-        let port = try run("/usr/bin/env", ["python3", "-c",
+        _ = try run(TestPrograms.path("chmod"), ["-R", "a+rwX", work.path])
+        let port = try run(TestPrograms.python(), ["-c",
             "import socket; s=socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])"]).out
         let conf = work.appendingPathComponent("nginx.conf")
         try """
@@ -203,7 +206,7 @@ func fetch(_ url: String, range: String? = nil, extra: [String] = []) throws -> 
         // In the foreground: Foundation's Process waits for every holder of its exit-watch descriptor, which a
         // daemonizing nginx would keep forever.
         let nginx = Process()
-        nginx.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
+        nginx.executableURL = try TestPrograms.path("nginx")
         nginx.arguments = ["-c", conf.path, "-p", work.path]
         nginx.standardOutput = FileHandle.nullDevice
         nginx.standardError = FileHandle.nullDevice
@@ -236,10 +239,10 @@ func fetch(_ url: String, range: String? = nil, extra: [String] = []) throws -> 
     }
 }
 
-/// Runs a program to completion; stdout as text.
-func run(_ program: String, _ args: [String]) throws -> (status: Int32, out: String) {
+/// Runs a program (from `TestPrograms`) to completion; stdout as text.
+func run(_ program: URL, _ args: [String]) throws -> (status: Int32, out: String) {
     let p = Process()
-    p.executableURL = URL(fileURLWithPath: program)
+    p.executableURL = program
     p.arguments = args
     let pipe = Pipe()
     p.standardOutput = pipe

@@ -2,50 +2,44 @@ import Foundation
 import HTTPClient
 import Remotes
 import SkyliftCore
+import TestPrograms
+import TestProbes
 
-/// The S3 service the CLI's S3 tests use: moto in server mode on a free loopback port, with signature
-/// checking on (an IAM user and key are made first), started once per test process and gone when it exits;
-/// or, with `SKYLIFT_S3_TEST_ENDPOINT` set, that endpoint with the usual AWS credentials from the environment.
+/// The S3 service the CLI's S3 tests use (see `S3Peer`): moto in server mode with signature checking on (an
+/// IAM user and key are made first), or a one-node Ceph RGW, each started once per test process and gone when
+/// it exits; or, with `SKYLIFT_S3_TEST_ENDPOINT` set, that endpoint (in place of moto) with the usual AWS
+/// credentials from the environment.
 final class S3Endpoint: Sendable {
     /// Started on first use; Swift runs a static's initializer once, whichever thread asks first.
-    static let shared = Result { try S3Endpoint(verifying: true) }
+    static let shared = Result { try S3Endpoint(.moto, verifying: true) }
     /// One that checks no signatures: moto's checker rejects correct signatures of keys with spaces or
     /// non-ASCII characters (boto3's too), so tests of such keys use this one.
-    static let lenient = Result { try S3Endpoint(verifying: false) }
+    static let lenient = Result { try S3Endpoint(.moto, verifying: false) }
+    /// A one-node Ceph RGW.
+    static let rgw = Result { try S3Endpoint(.rgw, verifying: true) }
+
+    /// The service for `peer`.
+    static func of(_ peer: S3Peer) throws -> S3Endpoint {
+        switch peer {
+        case .moto: try shared.get()
+        case .rgw: try rgw.get()
+        }
+    }
 
     let endpoint: URL
     let accessKeyID: String
     let secretAccessKey: String
-    private let process: Process?
+    private let service: S3Service?
 
-    private init(verifying: Bool) throws {
+    private init(_ peer: S3Peer, verifying: Bool) throws {
         let environment = ProcessInfo.processInfo.environment
-        if let text = environment["SKYLIFT_S3_TEST_ENDPOINT"], let url = URL(string: text),
+        if peer == .moto, let text = environment["SKYLIFT_S3_TEST_ENDPOINT"], let url = URL(string: text),
            let id = environment["AWS_ACCESS_KEY_ID"], let secret = environment["AWS_SECRET_ACCESS_KEY"] {
-            (endpoint, accessKeyID, secretAccessKey, process) = (url, id, secret, nil)
+            (endpoint, accessKeyID, secretAccessKey, service) = (url, id, secret, nil)
             return
         }
-        // scripts/moto-s3.py; moto exits when its stdin closes.
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../scripts/moto-s3.py").standardizedFileURL
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path, verifying ? "verifying" : "lenient"]
-        let output = Pipe()
-        process.standardInput = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try process.run()
-        var line = ""
-        while !line.contains("\n") {
-            let data = output.fileHandleForReading.availableData
-            if data.isEmpty { break }
-            line += String(decoding: data, as: UTF8.self)
-        }
-        let words = line.split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
-        guard words.count == 4, words[0] == "READY", let port = Int(words[1]), let url = URL(string: "http://127.0.0.1:\(port)") else {
-            throw S3Error.configuration("moto did not start (pip install 'moto[server]', see scripts/pip-deps.sh)")
-        }
-        (endpoint, accessKeyID, secretAccessKey, self.process) = (url, words[2], words[3], process)
+        let service = try S3Service(peer, verifying: verifying)
+        (endpoint, accessKeyID, secretAccessKey, self.service) = (service.endpoint, service.accessKeyID, service.secretAccessKey, service)
     }
 
     /// The environment a `skylift` child needs to reach this service: credentials and endpoint the AWS way.

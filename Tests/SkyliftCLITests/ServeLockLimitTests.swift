@@ -1,3 +1,4 @@
+import TestPrograms
 import Foundation
 import Testing
 
@@ -74,7 +75,7 @@ import Testing
         }
         try Data(groups.joined(separator: "\nnext\n").utf8).write(to: config)
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        p.executableURL = try TestPrograms.path("curl")
         p.arguments = ["-K", config.path]
         let out = Pipe()
         p.standardOutput = out

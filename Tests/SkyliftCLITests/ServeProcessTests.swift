@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestPrograms
 
 /// The built `skylift` binary, next to the test bundle in the build folder.
 func skyliftBinary() -> URL {
@@ -14,9 +15,9 @@ func skyliftBinary() -> URL {
 
 /// The executable and arguments that run `skylift arguments`, under `umask` when given (through sh, which
 /// `exec`s skylift, so the process id is skylift's).
-func skyliftInvocation(_ arguments: [String], umask: String? = nil) -> (URL, [String]) {
+func skyliftInvocation(_ arguments: [String], umask: String? = nil) throws -> (URL, [String]) {
     guard let umask else { return (skyliftBinary(), arguments) }
-    return (URL(fileURLWithPath: "/bin/sh"), ["-c", "umask \(umask) && exec \"$0\" \"$@\"", skyliftBinary().path] + arguments)
+    return (try TestPrograms.path("bash"), ["-c", "umask \(umask) && exec \"$0\" \"$@\"", skyliftBinary().path] + arguments)
 }
 
 /// A running `skylift serve` child whose stdout lines are read as they come.
@@ -27,7 +28,7 @@ final class ServeProcess {
 
     /// `umask`: run under this umask (e.g. "000") to check that files get their mode at creation.
     init(_ arguments: [String], environment: [String: String], umask: String? = nil) throws {
-        (process.executableURL, process.arguments) = skyliftInvocation(["serve"] + arguments, umask: umask)
+        (process.executableURL, process.arguments) = try skyliftInvocation(["serve"] + arguments, umask: umask)
         process.environment = environment
         process.standardOutput = stdout
         process.standardError = stderr
@@ -54,7 +55,7 @@ final class ServeProcess {
 
 func curlStatus(_ args: [String]) throws -> String {
     let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+    p.executableURL = try TestPrograms.path("curl")
     p.arguments = ["-s", "-o", "/dev/null", "-w", "%{http_code}"] + args
     let pipe = Pipe()
     p.standardOutput = pipe

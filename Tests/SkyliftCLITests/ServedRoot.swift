@@ -1,3 +1,4 @@
+import TestPrograms
 import Foundation
 
 /// A `skylift serve` child process on a loopback port over a fresh temporary root, and raw requests to it.
@@ -34,7 +35,7 @@ final class ServedRoot {
             args += ["-H", "Content-Type: application/xml", "--data-binary", "@" + bodyFile.path]
         }
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        p.executableURL = try TestPrograms.path("curl")
         p.arguments = args + [url + path]
         let out = Pipe()
         p.standardOutput = out

@@ -9,7 +9,7 @@ final class TransferProcess {
     private var buffer = Data()
 
     init(_ arguments: [String], environment: [String: String] = ["PATH": "/usr/bin:/bin"], umask: String? = nil) throws {
-        (process.executableURL, process.arguments) = skyliftInvocation(arguments, umask: umask)
+        (process.executableURL, process.arguments) = try skyliftInvocation(arguments, umask: umask)
         process.environment = environment
         process.standardOutput = stdout
         process.standardError = stderr

@@ -13,7 +13,7 @@ final class WatchProcess {
     private var pending = Data()
 
     init(_ arguments: [String], environment: [String: String] = ["PATH": "/usr/bin:/bin"], umask: String? = nil) throws {
-        (process.executableURL, process.arguments) = skyliftInvocation(["watch"] + arguments, umask: umask)
+        (process.executableURL, process.arguments) = try skyliftInvocation(["watch"] + arguments, umask: umask)
         process.environment = environment
         process.standardOutput = stdout
         process.standardError = stderr
@@ -35,6 +35,13 @@ final class WatchProcess {
             if chunk.isEmpty { return nil }
             pending.append(chunk)
         }
+    }
+
+    /// The events not read yet, up to the end of the output (call once the process has ended).
+    func remaining() -> [[String: Any]] {
+        pending.append(stdout.fileHandleForReading.readDataToEndOfFile())
+        defer { pending.removeAll() }
+        return pending.split(separator: 10).compactMap { try? JSONSerialization.jsonObject(with: Data($0)) as? [String: Any] }
     }
 
     /// Sends `signal` and returns the exit status.
@@ -98,15 +105,16 @@ final class RequestLog: Sendable {
         let r = await runSkylift(["watch", "--help"])
         #expect(r.status == 0)
         #expect(r.out == """
-        usage: skylift watch DIR [--to URL] [--token-file FILE | --token TOKEN] [--settle SECONDS] [--max-wait SECONDS] [--ignore GLOB]... [--jobs N] [--state DIR] [--part-size SIZE] [--json] [--mirror-deletes] [--s3-endpoint URL] [--s3-addressing MODE]
+        usage: skylift watch DIR [--to URL] [--token-file FILE | --token TOKEN] [--settle SECONDS] [--max-wait SECONDS] [--ignore GLOB]... [--jobs N] [--state DIR] [--part-size SIZE] [--json] [--mirror-deletes] [--ca-cert FILE | --pin-sha256 PIN] [--s3-endpoint URL] [--s3-addressing MODE]
 
         Watch DIR (recursively) and upload each file once it has been quiet for --settle seconds
         and two checks of its size, mtime and inode agree; DIR/a/b.jpg goes to URL/a/b.jpg.
         Progress survives crashes and restarts: the queue lives in SQLite under --state, uploads
         resume from the server's offset, and a start-up scan finds what changed meanwhile.
         Without --to, the embedded cloud is started in this process with its default store
-        (as `skylift serve` would) and its URL and token are printed. Moved files are not
-        uploaded again (their remote copy keeps its name); deletions are only propagated with
+        (as `skylift serve` would) and its URL and token are printed. A file or folder moved
+        inside DIR is moved on the remote too, not uploaded again (where the destination cannot
+        move, its copy keeps its old name); deletions are only propagated with
         --mirror-deletes. Dotfiles, *.part, *.tmp, *.crdownload, *~ and *.swp are ignored.
         SIGINT/SIGTERM pause uploads where they can resume and exit 0.
 
@@ -122,6 +130,8 @@ final class RequestLog: Sendable {
           --part-size SIZE      largest tus PATCH body, e.g. 16M (default: 64M), or S3 part (at least 5M; default: sized to the file)
           --json                one JSON object per event on stdout
           --mirror-deletes      delete the remote copy when a file is deleted
+          --ca-cert FILE        trust an HTTPS server whose certificate is in FILE (PEM) or signed by one there
+          --pin-sha256 PIN      trust the HTTPS server with this public key, as 'serve' prints (sha256//BASE64)
           --s3-endpoint URL     S3 service for s3:// locations (default: $AWS_ENDPOINT_URL, else AWS)
           --s3-addressing MODE  path, virtual or auto: bucket in the URL path or host (default: auto)
           --help                show this help and exit
@@ -184,6 +194,33 @@ final class RequestLog: Sendable {
         #expect(r.err.contains("'/elsewhere'") && r.err.contains("'\(cloud.dir.path)'") && r.err.contains(cloud.state.path))
         r = await runSkylift(["status", "--state", missing])
         #expect(r.status == 1 && r.err.contains(missing))
+    }
+
+    @Test func movesInsideTheFolderAreMovedOnTheServerWithNoUpload() async throws {
+        let cloud = try WatchCloud()
+        try FileManager.default.createDirectory(at: cloud.dir.appendingPathComponent("trip/day1"), withIntermediateDirectories: true)
+        let clip = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 13) })
+        try clip.write(to: cloud.dir.appendingPathComponent("trip/day1/clip.mov"))
+        try Data("loose".utf8).write(to: cloud.dir.appendingPathComponent("loose.txt"))
+        let watch = try cloud.watch()
+        var uploaded: Set<String> = []
+        while uploaded != ["trip/day1/clip.mov", "loose.txt"], let e = watch.await("uploaded") { uploaded.insert(e["path"] as? String ?? "") }
+        let writes = ["POST", "PATCH", "PUT"].map(cloud.count).reduce(0, +)
+
+        try FileManager.default.moveItem(at: cloud.dir.appendingPathComponent("trip"), to: cloud.dir.appendingPathComponent("trip 2026"))
+        #expect(watch.await("moved") { $0["to"] as? String == "trip 2026" }?["remote_moved"] as? Bool == true)
+        try FileManager.default.moveItem(at: cloud.dir.appendingPathComponent("loose.txt"),
+                                         to: cloud.dir.appendingPathComponent("trip 2026/day1/loose.txt"))
+        #expect(watch.await("moved") { $0["to"] as? String == "trip 2026/day1/loose.txt" }?["remote_moved"] as? Bool == true)
+        #expect(watch.stop() == 0)
+        #expect(!watch.remaining().contains { $0["event"] as? String == "uploading" })
+
+        #expect(["POST", "PATCH", "PUT"].map(cloud.count).reduce(0, +) == writes)
+        #expect(cloud.count("MOVE") == 2)
+        #expect(try Data(contentsOf: cloud.stored("trip 2026/day1/clip.mov")) == clip)
+        #expect(try String(contentsOf: cloud.stored("trip 2026/day1/loose.txt"), encoding: .utf8) == "loose")
+        #expect(!FileManager.default.fileExists(atPath: cloud.stored("trip").path))
+        #expect(!FileManager.default.fileExists(atPath: cloud.stored("loose.txt").path))
     }
 
     @Test func killNineMidUploadThenRestartUploadsEachFileOnce() async throws {
@@ -289,6 +326,7 @@ final class RequestLog: Sendable {
         #expect((embedded["url"] as? String)?.hasPrefix("http://127.0.0.1:") == true)
         let token = try String(contentsOf: home.appendingPathComponent(".local/share/skylift/store.token"), encoding: .utf8)
         #expect(embedded["token"] as? String == token.trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect((embedded["open"] as? String)?.hasSuffix("/?token=" + token.trimmingCharacters(in: .whitespacesAndNewlines)) == true)
         #expect(agent.await("uploaded") { $0["path"] as? String == "p.jpg" } != nil)
         #expect(agent.stop(SIGINT) == 0)
         #expect(try String(contentsOf: store.appendingPathComponent("p.jpg"), encoding: .utf8) == "photo")

@@ -123,9 +123,11 @@ final class EventLog: XMLEventHandler {
         #expect(refusal("<?xml version=\"1.0\" encoding=\"UTF-7\"?><x>+ADw-!DOCTYPE</x>") == .unsupportedEncoding("it declares encoding \"UTF-7\""))
         #expect(refusal("<?xml version='1.0' encoding = 'iso-8859-1' ?><x/>") != nil)
         #expect(refusal([0x3C, 0x78, 0x3E, 0xE9, 0x3C, 0x2F, 0x78, 0x3E]) == .unsupportedEncoding("an invalid UTF-8 sequence"))
-        // A declaration not at the start is refused rather than trusted; a stylesheet instruction is not one.
+        // A declaration not at the start is refused rather than trusted. Other processing instructions are refused
+        // too: no WebDAV or S3 document needs one, and XMLParser on Linux crashes on `<?x?>` (found by fuzzing).
         #expect(refusal(" <?xml version=\"1.0\" encoding=\"UTF-7\"?><x/>") != nil)
-        #expect(try tree("<?xml version=\"1.0\" encoding=\"us-ascii\"?><?xml-stylesheet href=\"s\"?><x/>").name.local == "x")
+        #expect(refusal("<?xml version=\"1.0\" encoding=\"us-ascii\"?><?xml-stylesheet href=\"s\"?><x/>") != nil)
+        #expect(refusal("<x><?x?></x>") != nil)
         #expect(try tree("\u{FEFF}<?xml version=\"1.0\" encoding=\"utf-8\"?><x>\u{E9}</x>").text == "\u{E9}")
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestPrograms
 
 /// A 1 MiB tmpfs as the root makes the disk really fill up. Mounting needs root, so the suite runs only then.
 @Suite(.enabled(if: getuid() == 0, "mounting a tmpfs needs root"))
@@ -8,7 +9,7 @@ struct DiskFullTests {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-full-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/mount")
+        p.executableURL = try TestPrograms.path("mount")
         p.arguments = ["-t", "tmpfs", "-o", "size=1m", "tmpfs", dir.path]
         try p.run()
         p.waitUntilExit()
@@ -17,11 +18,13 @@ struct DiskFullTests {
     }
 
     static func unmount(_ dir: URL) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/umount")
-        p.arguments = [dir.path]
-        try? p.run()
-        p.waitUntilExit()
+        if let umount = try? TestPrograms.path("umount") {
+            let p = Process()
+            p.executableURL = umount
+            p.arguments = [dir.path]
+            try? p.run()
+            p.waitUntilExit()
+        }
         try? FileManager.default.removeItem(at: dir)
     }
 

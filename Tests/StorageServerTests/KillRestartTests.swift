@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestPrograms
 
 /// The built `skylift serve` as a child process, so the server can be killed with SIGKILL mid-upload.
 final class ServeProcess {
@@ -58,8 +59,8 @@ final class ServeProcess {
         // A raw client sends the first 1.2 MB of a PATCH promising everything, then stalls; the server dies.
         let port = try #require(URL(string: first.base)?.port)
         let client = Process()
-        client.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        client.arguments = ["python3", "-c", """
+        client.executableURL = try TestPrograms.python()
+        client.arguments = ["-c", """
             import socket, sys, time
             data = open(sys.argv[1], "rb").read()
             s = socket.create_connection(("127.0.0.1", \(port)))

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TestPrograms
 
 /// litmus (Debian), the WebDAV conformance suite, against the server: basic, copymove, props and locks.
 @Suite struct LitmusTests {
     static func runLitmus(_ f: ServerFixture, suite: String) throws -> (out: String, status: Int32) {
         // litmus writes debug.log and child.log into its working directory: give it a scratch one.
-        try runTool(["litmus", f.url("/dav/"), "litmus", ServerFixture.token], environment: ["TESTS": suite],
+        try runTool(TestPrograms.path("litmus"), [f.url("/dav/"), "litmus", ServerFixture.token], environment: ["TESTS": suite],
                     directory: f.scratch)
     }
 

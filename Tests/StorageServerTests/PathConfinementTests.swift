@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestPrograms
 
 @Suite struct PathConfinementTests {
     /// Raw request targets that try to leave the root or smuggle separators; none may succeed.
@@ -64,7 +65,7 @@ import Testing
 
     /// Sends raw bytes and returns what the server answers (first line is enough here).
     static func raw(_ f: ServerFixture, _ request: String) throws -> String {
-        try runTool(["python3", "-c", """
+        try runTool(TestPrograms.python(), ["-c", """
             import socket, sys
             s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
             s.settimeout(10)
@@ -76,7 +77,7 @@ import Testing
     /// Sends each `[method, raw path]` on its own connection with a 1-byte body; returns status and body text.
     static func rawMany(_ f: ServerFixture, _ requests: [[String]]) throws -> [(status: Int, body: String)] {
         let json = String(decoding: try JSONSerialization.data(withJSONObject: requests), as: UTF8.self)
-        let r = try runTool(["python3", "-c", """
+        let r = try runTool(TestPrograms.python(), ["-c", """
             import json, socket, sys
             port, token, reqs = int(sys.argv[1]), sys.argv[2], json.loads(sys.argv[3])
             for method, path in reqs:

@@ -63,7 +63,8 @@ import Testing
     }
 
     @Test func multipleRangesAreMultipartByteranges() throws {
-        let specs = [(10, 19), (1000, 1999), (150_000, 200_002)]
+        // Apart from each other and from the suffix: overlapping or touching ranges would be coalesced.
+        let specs = [(10, 19), (1000, 1999), (150_000, 180_002)]
         let value = "bytes=" + specs.map { "\($0.0)-\($0.1)" }.joined(separator: ",") + ",-5"
         let r = try Curl.run(["-H", "Range: \(value)", f.url("/dav/media/clip.mp4")])
         #expect(r.status == 206)

@@ -2,6 +2,7 @@ import Foundation
 import StorageServer
 import Synchronization
 import Testing
+import TestPrograms
 
 /// A temp root served by a real StorageServer on a free loopback port.
 final class ServerFixture: Sendable {
@@ -89,7 +90,7 @@ enum Curl {
             try? FileManager.default.removeItem(at: bodyFile)
         }
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        p.executableURL = try TestPrograms.path("curl")
         p.arguments = ["-s", "--path-as-is", "--max-time", "30", "-D", headerFile.path, "-o", bodyFile.path,
                        "-w", "%{http_code}"] + (authenticated ? auth : []) + args
         let out = Pipe()
@@ -129,13 +130,13 @@ func tempFile(_ bytes: [UInt8]) throws -> URL {
     return u
 }
 
-/// Runs a program found on PATH in `directory` (litmus drops its logs there), stdout and stderr combined,
-/// with extra environment on top of ours.
-func runTool(_ arguments: [String], environment: [String: String] = [:],
+/// Runs `program` (from `TestPrograms`) in `directory` (litmus drops its logs there), stdout and stderr
+/// combined, with extra environment on top of ours.
+func runTool(_ program: URL, _ arguments: [String], environment: [String: String] = [:],
              directory: URL = FileManager.default.temporaryDirectory) throws -> (out: String, status: Int32) {
     let p = Process()
     p.currentDirectoryURL = directory
-    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    p.executableURL = program
     p.arguments = arguments
     p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     let out = Pipe()

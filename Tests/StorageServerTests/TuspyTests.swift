@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestPrograms
 
 /// tuspy (PyPI), a tus client no one here wrote, against the server.
 @Suite struct TuspyTests {
@@ -22,7 +23,7 @@ import Testing
 
     /// Runs the script; its last output line is the upload URL.
     static func run(_ args: [String]) throws -> (out: String, status: Int32) {
-        let r = try runTool(["python3", "-c", script] + args)
+        let r = try runTool(TestPrograms.python("tusclient"), ["-c", script] + args)
         if r.status != 0 { Issue.record("tuspy failed: \(r.out)") }
         return (r.out.trimmingCharacters(in: .whitespacesAndNewlines).components(separatedBy: "\n").last ?? "", r.status)
     }

@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
+import TestPrograms
 
 @Suite struct WebDAVTests {
     static let xml = ["-H", "Content-Type: application/xml"]
@@ -168,8 +169,8 @@ import Testing
         s.close()
         """
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", "-c", script]
+        p.executableURL = try TestPrograms.python()
+        p.arguments = ["-c", script]
         try p.run()
         p.waitUntilExit()
         #expect(p.terminationStatus == 0)

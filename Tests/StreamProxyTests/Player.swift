@@ -1,4 +1,5 @@
 import Foundation
+import TestPrograms
 
 /// A player-like HTTP client in Python: raw sockets with a small receive buffer (so the proxy cannot run far
 /// ahead into socket buffers), Range requests for seeks, hanging up mid-body like a player that seeks.
@@ -67,8 +68,8 @@ final class PlayerProcess: @unchecked Sendable {
 
     init(port: UInt16, path: String, ops: [String]) throws {
         outFile = FileManager.default.temporaryDirectory.appendingPathComponent("player-" + UUID().uuidString)
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", playerScript, "127.0.0.1", String(port), path, outFile.path] + ops
+        process.executableURL = try TestPrograms.python()
+        process.arguments = ["-c", playerScript, "127.0.0.1", String(port), path, outFile.path] + ops
         process.standardInput = input
         process.standardOutput = output
         try process.run()

@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import RangeCache
 import SkyliftCore
+import TestPrograms
 import StorageServer
 import StreamProxy
 import Synchronization
@@ -85,11 +86,11 @@ struct Ran {
     var text: String { String(decoding: out, as: UTF8.self) }
 }
 
-/// Runs a program to completion, capturing stdout and stderr.
-func run(_ program: String, _ args: [String], stdin: String? = nil) throws -> Ran {
+/// Runs a program (from `TestPrograms`) to completion, capturing stdout and stderr.
+func run(_ program: URL, _ args: [String], stdin: String? = nil) throws -> Ran {
     let p = Process()
-    p.executableURL = URL(fileURLWithPath: program.hasPrefix("/") ? program : "/usr/bin/env")
-    p.arguments = program.hasPrefix("/") ? args : [program] + args
+    p.executableURL = program
+    p.arguments = args
     let out = Pipe(), err = Pipe()
     p.standardOutput = out
     p.standardError = err
@@ -119,7 +120,7 @@ func curl(_ args: [String]) async throws -> (body: [UInt8], status: Int, headers
 func curlBlocking(_ args: [String]) throws -> (body: [UInt8], status: Int, headers: [String: String], exit: Int32) {
     let headerFile = FileManager.default.temporaryDirectory.appendingPathComponent("h-" + UUID().uuidString)
     defer { try? FileManager.default.removeItem(at: headerFile) }
-    let r = try run("/usr/bin/curl", ["-s", "-D", headerFile.path] + args)
+    let r = try run(TestPrograms.path("curl"), ["-s", "-D", headerFile.path] + args)
     let head = (try? String(contentsOf: headerFile, encoding: .utf8)) ?? ""
     var headers: [String: String] = [:]
     var status = 0

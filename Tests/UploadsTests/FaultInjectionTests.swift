@@ -35,6 +35,23 @@ import Testing
         #expect(done.bytesSent == 200_000 + 65_536)
     }
 
+    /// Some tus servers refuse a creation without `filetype` (browser clients send it).
+    @Test func aServerThatNeedsTheFileTypeAcceptsTheUpload() async throws {
+        let dir = try TempDir()
+        let server = FaultyTusServer(requiredMetadata: ["filename", "filetype"])
+        let http = HTTPServer(configuration: .init(), handler: server)
+        try http.start()
+        defer { http.stop() }
+        let file = try dir.file("clip.mp4", count: 70_000)
+        let remote = try await RemoteDiscovery(http: remoteHTTP()).discover(URL(string: "\(http.baseURL)/files/")!)
+        let uploader = Uploader(remote: remote, store: ResumeStore(directory: dir.url.appendingPathComponent("state")), options: fastOptions())
+        let (result, _) = await runCollecting(uploader.start(try await BlobUploadSource.file(file.path), as: "trip/clip.mp4"))
+        _ = try result.get()
+        let stored = try #require(server.completed.first)
+        #expect(stored.bytes == testBytes(70_000, seed: 1))
+        #expect(TusProtocol.parseMetadata(stored.metadata) == ["filename": "clip.mp4", "filetype": "video/mp4", "relativePath": "trip/clip.mp4"])
+    }
+
     @Test func conflictAsksForTheOffsetAgain() async throws {
         let dir = try TempDir()
         let server = FaultyTusServer(faults: .init(conflicts: [1, 3]), checksumAlgorithms: "sha1")

@@ -1,5 +1,6 @@
 import Foundation
 import Hashing
+import Remotes
 import HTTPServer
 import SkyliftCore
 import Synchronization
@@ -26,12 +27,15 @@ final class FaultyTusServer: HTTPHandler {
     }
     let state: Mutex<State>
     let checksumAlgorithms: String?
+    /// `Upload-Metadata` keys a creation must carry (with a non-empty value), else 400 as some servers do.
+    let requiredMetadata: [String]
 
-    init(faults: Faults = Faults(), checksumAlgorithms: String? = "sha1,sha256") {
+    init(faults: Faults = Faults(), checksumAlgorithms: String? = "sha1,sha256", requiredMetadata: [String] = []) {
         var s = State()
         s.faults = faults
         state = Mutex(s)
         self.checksumAlgorithms = checksumAlgorithms
+        self.requiredMetadata = requiredMetadata
     }
 
     var completed: [Upload] { state.withLock { Array($0.uploads.values.filter { Int64($0.bytes.count) == $0.length }) } }
@@ -46,6 +50,10 @@ final class FaultyTusServer: HTTPHandler {
             return .respond(HTTPResponse(status: 204, headers: base))
         case "POST":
             guard let length = request.headers["Upload-Length"].flatMap({ Int64($0) }) else { return .respond(.text(400, "no length")) }
+            let metadata = TusProtocol.parseMetadata(request.headers["Upload-Metadata"] ?? "")
+            if let missing = requiredMetadata.first(where: { (metadata[$0] ?? "").isEmpty }) {
+                return .respond(.text(400, "Upload-Metadata needs \(missing)"))
+            }
             let id = UUID().uuidString
             state.withLock { $0.uploads[id] = Upload(length: length, bytes: [], metadata: request.headers["Upload-Metadata"] ?? "") }
             base.add("Location", "/files/\(id)")

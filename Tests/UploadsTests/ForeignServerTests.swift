@@ -3,6 +3,7 @@ import Remotes
 import SkyliftCore
 import Synchronization
 import Testing
+import TestPrograms
 @testable import Uploads
 
 /// A Python server from PyPI (installed by scripts/pip-deps.sh), started on a free port for one test.
@@ -12,14 +13,14 @@ final class PythonServer {
     let root: URL
     private let lifeline = Pipe()
 
-    init(script: String) throws {
+    init(script: String, python: URL) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-peer-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         let out = Pipe()
         // The peer exits when this pipe closes, so a test process that dies leaves no server behind.
         process.standardInput = lifeline
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", Self.exitWithParent + script, root.path]
+        process.executableURL = python
+        process.arguments = ["-c", Self.exitWithParent + script, root.path]
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -96,7 +97,7 @@ final class PythonServer {
 
 @Suite(.serialized) struct ForeignServerTests {
     @Test func tusServerNoOneHereWrote() async throws {
-        let peer = try PythonServer(script: PythonServer.aiohttpTus)
+        let peer = try PythonServer(script: PythonServer.aiohttpTus, python: TestPrograms.python("aiohttp", "aiohttp_tus"))
         let dir = try TempDir()
         let file = try dir.file("holiday.mp4", count: 700_000, seed: 3)
         let remote = try await RemoteDiscovery(http: remoteHTTP()).discover(URL(string: "http://127.0.0.1:\(peer.port)/files")!)
@@ -109,7 +110,7 @@ final class PythonServer {
     }
 
     @Test func tusServerResumesAnInterruptedUpload() async throws {
-        let peer = try PythonServer(script: PythonServer.aiohttpTus)
+        let peer = try PythonServer(script: PythonServer.aiohttpTus, python: TestPrograms.python("aiohttp", "aiohttp_tus"))
         let dir = try TempDir()
         let file = try dir.file("long.mov", count: 600_000, seed: 4)
         let url = URL(string: "http://127.0.0.1:\(peer.port)/files")!
@@ -127,7 +128,7 @@ final class PythonServer {
     }
 
     @Test func webDAVServerNoOneHereWrote() async throws {
-        let peer = try PythonServer(script: PythonServer.wsgidav)
+        let peer = try PythonServer(script: PythonServer.wsgidav, python: TestPrograms.python("wsgidav", "cheroot"))
         let dir = try TempDir()
         let file = try dir.file("scan.tiff", count: 400_000, seed: 5)
         let remote = try await RemoteDiscovery(http: remoteHTTP()).discover(URL(string: "http://127.0.0.1:\(peer.port)/photos/2026/")!)

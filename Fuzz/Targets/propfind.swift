@@ -1,0 +1,22 @@
+import Foundation
+import Remotes
+import SkyliftCore
+
+/// PROPFIND multistatus answers from a WebDAV remote through PropfindResponse.parse. Properties: lengths
+/// are non-negative and dates within years 1...9999.
+private let url = URL(string: "http://fuzz.invalid/dav/")!
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzPropfind(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+    guard let body = FuzzInput(data, size).xmlBody, let entries = try? PropfindResponse.parse(body, url: url) else {
+        return 0
+    }
+    for e in entries {
+        if let l = e.info.length { require(l >= 0, "negative length \(l)") }
+        if let d = e.info.lastModified {
+            let s = d.timeIntervalSince1970
+            require(s >= Double(HTTPDate.earliest) && s <= Double(HTTPDate.latest) + 60, "date \(s) out of range")
+        }
+    }
+    return 0
+}

@@ -1,0 +1,124 @@
+import Foundation
+
+/// `skylift service install|uninstall watch|serve|proxy [ARGS...]`: a systemd user unit that starts the command
+/// at login and restarts it after a failure.
+public enum ServiceCommand: Command {
+    /// The commands that can run as a service.
+    static var services: [any Command.Type] { [WatchCommand.self, ServeCommand.self, ProxyCommand.self] }
+
+    /// Options whose value is a secret, with the option that reads it from a file instead. A unit file is
+    /// readable by the user's other programs and kept in backups, so secrets never go into it.
+    static let secretOptions: [(option: String, instead: String)] = [("--token", "--token-file"), ("--header", "--header-file")]
+
+    public static let spec = CommandSpec(
+        name: "service",
+        summary: "install or remove a systemd user service running watch, serve or proxy",
+        usage: "service install|uninstall watch|serve|proxy [ARGS...]",
+        details: """
+        Write a systemd user unit (in $XDG_CONFIG_HOME/systemd/user, else ~/.config/systemd/user)
+        that runs `skylift watch|serve|proxy ARGS...` with Restart=on-failure and this shell's XDG
+        folders, then print the systemctl line that starts it now and at every login. ARGS are
+        checked as the command checks them; paths become absolute. Secrets never go into the
+        unit: --token and --header are refused (use --token-file, --header-file), and tokens or
+        AWS keys in the environment are not copied. Units are named skylift-serve.service,
+        skylift-proxy.service and skylift-watch-<DIR escaped as by systemd-escape --path>.service.
+        `service uninstall` with the same arguments removes the unit.
+        """,
+        options: [],
+        positionals: 2...2,
+        positionalCompletions: [.words(["install", "uninstall"]), .words(services.map { $0.spec.name })],
+        passThroughAfter: 2,
+        examples: [
+            "skylift service install watch ~/Pictures --settle 5",
+            "skylift service install serve --root ~/media --token-file ~/.config/skylift/token",
+            "skylift service uninstall watch ~/Pictures",
+        ])
+
+    public static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> Int32 {
+        let (action, kind) = (arguments.positionals[0], arguments.positionals[1])
+        guard ["install", "uninstall"].contains(action) else {
+            throw UsageError.badValue(command: spec.name, option: "ACTION", value: action, expected: "install or uninstall")
+        }
+        guard let target = services.first(where: { $0.spec.name == kind }) else {
+            throw UsageError.badValue(command: spec.name, option: "COMMAND", value: kind, expected: "watch, serve or proxy")
+        }
+        let parsed = try parseArguments(arguments.passedThrough, for: target.spec)
+        if parsed.helpRequested {
+            context.output.write(spec.helpText)
+            return 0
+        }
+        for secret in secretOptions where parsed.value(secret.option) != nil {
+            throw UsageError.invalid(command: spec.name, message: "'\(secret.option)' would write a secret into the unit file; "
+                                     + "put it in a file (mode 0600) and use '\(secret.instead) FILE' instead")
+        }
+        let unit = try ServiceUnitBuilder(spec: target.spec, arguments: parsed, environment: context.environment).unit()
+        let directory = ServiceUnitBuilder.unitDirectory(context.environment)
+        let file = directory.appendingPathComponent(unit.name)
+        if action == "uninstall" {
+            return try uninstall(unit.name, file: file, directory: directory, context: context)
+        }
+        if kind == "watch" {
+            let dir = unit.command[2]
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw CommandFailure("\(dir) is not a folder")
+            }
+        }
+        let text: String
+        do {
+            text = try unit.text()
+        } catch {
+            throw CommandFailure("cannot write a unit: \(error)")
+        }
+        try write(text, to: file)
+        context.output.line("skylift: wrote \(file.path)")
+        context.output.line("start it now and at every login:")
+        context.output.line("  systemctl --user daemon-reload && systemctl --user enable --now \(shellQuoted(unit.name))")
+        context.output.line("(to keep it running while you are logged out: loginctl enable-linger \"$USER\")")
+        let unsent = ServiceUnitBuilder.secretVariables.filter { context.environment[$0] != nil }
+        if !unsent.isEmpty {
+            context.errors.line("skylift service: note: \(unsent.joined(separator: ", ")) not copied into the unit (secrets); "
+                                + "the service reads credentials from files such as ~/.aws/credentials")
+        }
+        return 0
+    }
+
+    /// Removes the unit and the link `systemctl enable` made for it.
+    static func uninstall(_ name: String, file: URL, directory: URL, context: CommandContext) throws -> Int32 {
+        guard FileManager.default.fileExists(atPath: file.path) else {
+            throw CommandFailure("no unit \(name) in \(directory.path)")
+        }
+        let wanted = directory.appendingPathComponent("default.target.wants").appendingPathComponent(name)
+        if (try? FileManager.default.destinationOfSymbolicLink(atPath: wanted.path)) != nil {
+            try FileManager.default.removeItem(at: wanted)
+        }
+        do {
+            try FileManager.default.removeItem(at: file)
+        } catch {
+            throw CommandFailure("cannot remove \(file.path): \(error.localizedDescription)")
+        }
+        context.output.line("skylift: removed \(file.path)")
+        context.output.line("if it is running, stop it and let systemd forget it:")
+        context.output.line("  systemctl --user stop \(shellQuoted(name)); systemctl --user daemon-reload")
+        return 0
+    }
+
+    /// Writes next to the target and renames, so a unit is never seen half-written.
+    static func write(_ text: String, to file: URL) throws {
+        let directory = file.deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let temporary = directory.appendingPathComponent(".\(file.lastPathComponent).\(getpid()).tmp")
+            try Data(text.utf8).write(to: temporary)
+            if rename(temporary.path, file.path) != 0 {
+                let code = errno
+                try? FileManager.default.removeItem(at: temporary)
+                throw CommandFailure("cannot write \(file.path): \(String(cString: strerror(code)))")
+            }
+        } catch let failure as CommandFailure {
+            throw failure
+        } catch {
+            throw CommandFailure("cannot write \(file.path): \(error.localizedDescription)")
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import WebApp
+
+/// `skylift share`: read-only links to a file or folder of the embedded cloud, listed and revocable by id.
+public enum ShareCommand: Command {
+    public static let spec = CommandSpec(
+        name: "share",
+        summary: "make, list or revoke read-only links to a file or folder of the embedded cloud",
+        usage: "share PATH [--expires 7d] [--root DIR] [--url URL] | share --list | share --revoke ID",
+        details: """
+        Make a read-only link to PATH (a file or folder of the store, e.g. /movies/trip.mp4). The
+        link carries its expiry and is signed with the server's secret; it opens the file (with
+        ranges, so players can seek) or the folder's browse page, and nothing else. An expired
+        link answers 410, a revoked one 403. Links are kept in the store's state folder, so a
+        running `skylift serve` on the same --root honours them at once.
+        """,
+        options: [
+            OptionSpec("--expires", "DURATION", help: "lifetime: 30m, 12h, 7d (default: 7d, at most a year)"),
+            OptionSpec("--root", "DIR", help: "the served folder (default: $XDG_DATA_HOME/skylift/store)"),
+            OptionSpec("--url", "URL", help: "the server's address for the printed link (default: http://127.0.0.1:8421)"),
+            OptionSpec("--list", help: "list the links: id, expiry, path"),
+            OptionSpec("--revoke", "ID", help: "revoke the link with this id"),
+        ],
+        positionals: 0...1,
+        examples: [
+            "skylift share /movies/trip.mp4 --expires 2d",
+            "skylift share /photos/2026/ --url http://192.168.1.20:8421",
+            "skylift share --list",
+            "skylift share --revoke 3f9c2a7d10b4e685",
+        ])
+
+    public static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> Int32 {
+        try arguments.exclusive(["--list", "--revoke"])
+        let lifetimeText = arguments.value("--expires") ?? "7d"
+        guard let lifetime = Shares.lifetime(lifetimeText) else {
+            throw UsageError.badValue(command: spec.name, option: "--expires", value: lifetimeText, expected: "a duration like 30m, 12h or 7d, at most a year")
+        }
+        let root = arguments.value("--root").map { URL(fileURLWithPath: $0) } ?? EmbeddedCloudDefaults(environment: context.environment).store
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw CommandFailure("--root \(root.path) is not a folder")
+        }
+        let shares: Shares
+        do {
+            let state = try WebState(root: root.path)
+            shares = Shares(state: state, secret: try state.secret())
+        } catch { throw CommandFailure("\(error)") }
+
+        if arguments.flag("--list") {
+            guard arguments.positionals.isEmpty else { throw UsageError.invalid(command: spec.name, message: "--list takes no PATH") }
+            let now = Date().timeIntervalSince1970
+            for s in try shares.list() {
+                let when = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval(s.expires)))
+                context.output.line("\(s.id)  \(Double(s.expires) <= now ? "expired" : "expires") \(when)  /\(s.path.joined(separator: "/"))")
+            }
+            return 0
+        }
+        if let id = arguments.value("--revoke") {
+            guard arguments.positionals.isEmpty else { throw UsageError.invalid(command: spec.name, message: "--revoke takes no PATH") }
+            guard try shares.revoke(id: id) else { throw CommandFailure("no share link with id \(id)") }
+            context.output.line("revoked \(id)")
+            return 0
+        }
+        guard let path = arguments.positionals.first else {
+            throw UsageError.wrongArgumentCount(command: spec.name, expected: "a PATH to share, --list or --revoke ID")
+        }
+        let segments = path.split(separator: "/").map(String.init)
+        if segments.contains(where: { $0 == "." || $0 == ".." || $0.hasPrefix(".skylift-") }) {
+            throw CommandFailure("\(path): not a path inside the store")
+        }
+        let full = ([root.path] + segments).joined(separator: "/")
+        guard FileManager.default.fileExists(atPath: full, isDirectory: &isDirectory) else {
+            throw CommandFailure("\(path): no such file or folder in \(root.path)")
+        }
+        let base = (arguments.value("--url") ?? "http://\(EmbeddedCloudDefaults.listen)").trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        let made = try shares.create(path: segments, expires: Date().addingTimeInterval(lifetime))
+        let allowed = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?#%;"))
+        let suffix = isDirectory.boolValue || segments.isEmpty ? "/" : "/" + (segments.last?.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")
+        context.output.line("\(base)/s/\(made.link)\(suffix)")
+        context.output.line("id \(made.share.id), expires \(ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval(made.share.expires))))")
+        return 0
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import Hashing
+import HTTPClient
+@testable import Remotes
+import SkyliftCore
+import Testing
+import TestProbes
+
+/// Passes requests to a real transport, damaging the first `corrupt` PUTs: one byte of the body flipped (what
+/// a faulty link or middlebox does to bytes on the wire), or with `wrongMD5` the body intact but declared by
+/// the Content-MD5 of other bytes. Records the status of every PUT.
+final class CorruptingTransport: HTTPTransport, @unchecked Sendable {
+    // @unchecked: `left` and `recorded` are guarded by `lock`.
+    private let inner: any HTTPTransport
+    private let wrongMD5: Bool
+    private let lock = NSLock()
+    private var left: Int
+    private var recorded: [Int] = []
+
+    init(_ inner: any HTTPTransport, corrupt: Int, wrongMD5: Bool = false) {
+        self.inner = inner
+        self.wrongMD5 = wrongMD5
+        left = corrupt
+    }
+
+    var putStatuses: [Int] { lock.withLock { recorded } }
+
+    func execute(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {
+        var request = request
+        let damage = request.method == "PUT" && lock.withLock {
+            left -= 1
+            return left >= 0
+        }
+        if damage, wrongMD5 {
+            request.headers.set("Content-MD5", Digest.hash(.md5, Array("other bytes".utf8)).base64String)
+        } else if damage, case let .stream(length, open) = request.body {
+            request.body = .stream(length: length) {
+                // Test parts are a few MiB: reading one into memory keeps the damage simple.
+                let stream = try open()
+                stream.open()
+                defer { stream.close() }
+                var bytes: [UInt8] = []
+                var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+                while true {
+                    let n = stream.read(&buffer, maxLength: buffer.count)
+                    if n <= 0 { break }
+                    bytes += buffer[0..<n]
+                }
+                if !bytes.isEmpty { bytes[bytes.count / 2] ^= 0x01 }
+                return InputStream(data: Data(bytes))
+            }
+        }
+        let response = try await inner.execute(request)
+        if request.method == "PUT" { lock.withLock { recorded.append(response.status) } }
+        return response
+    }
+}
+
+/// RGW ignores `x-amz-checksum-sha256`; what protects a part there is the signed payload hash
+/// (`x-amz-content-sha256`, the part's SHA-256 computed once from the source), which it checks.
+@Suite(.serialized, .timeLimit(.minutes(2))) struct S3IntegrityTests {
+    @Test func aPartDamagedOnTheWayIsRefusedByRGWAndSentAgain() async throws {
+        let server = try await S3TestServer.get(.rgw)
+        let bucket = try await server.makeBucket()
+        let part = randomBytes((5 << 20) + 17)
+        let sha256 = Digest.hash(.sha256, part)
+        let body = HTTPClientRequest.Body.stream(length: Int64(part.count)) { InputStream(data: Data(part)) }
+
+        // Without retries the refusal is reported, naming the code.
+        let once = S3Client(configuration: server.configuration, transport: CorruptingTransport(makeDefaultTransport(), corrupt: 1),
+                            retry: RetryPolicy(maxAttempts: 1))
+        let first = try await once.createMultipartUpload(bucket: bucket, key: "k")
+        do {
+            _ = try await once.uploadPart(bucket: bucket, key: "k", uploadId: first, number: 1, body: body, sha256: sha256)
+            Issue.record("RGW stored a damaged part")
+        } catch let error as S3Error {
+            #expect(error.status == 400)
+            #expect(error.code == "XAmzContentSHA256Mismatch")
+        }
+        #expect(try await once.listParts(bucket: bucket, key: "k", uploadId: first).isEmpty)
+        try await once.abortMultipartUpload(bucket: bucket, key: "k", uploadId: first)
+
+        // With them, the part is read from its source again and stored intact.
+        let transport = CorruptingTransport(makeDefaultTransport(), corrupt: 1)
+        let client = S3Client(configuration: server.configuration, transport: transport,
+                              retry: RetryPolicy(maxAttempts: 3, baseDelay: 0.01, maxDelay: 0.02))
+        let id = try await client.createMultipartUpload(bucket: bucket, key: "k")
+        let etag = try await client.uploadPart(bucket: bucket, key: "k", uploadId: id, number: 1, body: body, sha256: sha256)
+        #expect(transport.putStatuses == [400, 200])
+        let etagOfObject = try await client.completeMultipartUpload(bucket: bucket, key: "k", uploadId: id,
+                                                                    parts: [S3Part(number: 1, etag: etag, size: Int64(part.count))])
+        #expect(etagOfObject.hasSuffix("-1\""))
+        let stored = try await client.getObject(bucket: bucket, key: "k").collect(upTo: part.count + 1)
+        #expect(Digest.hash(.sha256, stored) == sha256)
+    }
+
+    /// RGW checks Content-MD5 too: a body that does not match it is refused with BadDigest, which is retried.
+    @Test func aWrongContentMD5IsRefusedByRGWWithBadDigestAndRetried() async throws {
+        let server = try await S3TestServer.get(.rgw)
+        let bucket = try await server.makeBucket()
+        let bytes = randomBytes(50_000)
+        let body = HTTPClientRequest.Body.stream(length: Int64(bytes.count)) { InputStream(data: Data(bytes)) }
+        let once = S3Client(configuration: server.configuration,
+                            transport: CorruptingTransport(makeDefaultTransport(), corrupt: 1, wrongMD5: true), retry: RetryPolicy(maxAttempts: 1))
+        await #expect { try await once.putObject(bucket: bucket, key: "md5", body: body, sha256: Digest.hash(.sha256, bytes)) } throws: { error in
+            (error as? S3Error)?.code == "BadDigest" && (error as? S3Error)?.status == 400
+        }
+        let transport = CorruptingTransport(makeDefaultTransport(), corrupt: 1, wrongMD5: true)
+        let client = S3Client(configuration: server.configuration, transport: transport,
+                              retry: RetryPolicy(maxAttempts: 3, baseDelay: 0.01, maxDelay: 0.02))
+        try await client.putObject(bucket: bucket, key: "md5", body: body, sha256: Digest.hash(.sha256, bytes))
+        #expect(transport.putStatuses == [400, 200])
+        #expect(try await client.getObject(bucket: bucket, key: "md5").collect(upTo: bytes.count + 1) == bytes)
+    }
+
+    @Test func aSinglePutDamagedOnTheWayIsRefusedByRGW() async throws {
+        let server = try await S3TestServer.get(.rgw)
+        let bucket = try await server.makeBucket()
+        let bytes = randomBytes(100_000)
+        let transport = CorruptingTransport(makeDefaultTransport(), corrupt: 1)
+        let client = S3Client(configuration: server.configuration, transport: transport,
+                              retry: RetryPolicy(maxAttempts: 3, baseDelay: 0.01, maxDelay: 0.02))
+        try await client.putObject(bucket: bucket, key: "small",
+                                   body: .stream(length: Int64(bytes.count)) { InputStream(data: Data(bytes)) },
+                                   sha256: Digest.hash(.sha256, bytes))
+        #expect(transport.putStatuses == [400, 200])
+        #expect(try await client.getObject(bucket: bucket, key: "small").collect(upTo: bytes.count + 1) == bytes)
+    }
+}

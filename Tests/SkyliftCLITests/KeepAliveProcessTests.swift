@@ -1,0 +1,164 @@
+import Foundation
+import StorageServer
+import Synchronization
+import Testing
+
+/// Persistent connections on the real `skylift serve` and `skylift proxy` binaries, driven over one raw socket
+/// each: every answer read from a `RawConnection` came over its single TCP connect.
+@Suite struct KeepAliveProcessTests {
+    static let token = "ka-token-\(UUID().uuidString)"
+    static let auth = "Authorization: Bearer \(token)\r\n"
+
+    /// A `skylift serve` child on a temp root, and the port it listens on.
+    func serve() throws -> (ServeProcess, port: UInt16, root: URL) {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-ka-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        let process = try ServeProcess(["--root", root.path, "--listen", "127.0.0.1:0", "--token", Self.token, "--quiet"],
+                                       environment: ["PATH": "/usr/bin:/bin"])
+        let url = try #require(process.lines(3).first { $0.hasPrefix("  url:") })
+        let port = try #require(url.split(separator: ":").last?.split(separator: "/").first.flatMap { UInt16($0) })
+        return (process, port, root)
+    }
+
+    @Test func serveAnswersAn401AndTheAuthorizedRetryOnOneConnection() throws {
+        let (process, port, root) = try serve()
+        defer { _ = process.terminate(); try? FileManager.default.removeItem(at: root) }
+        let c = try RawConnection(port: port)
+        // No credentials: 401 before the body is read; the small body is drained and the connection stays.
+        try c.send("PUT /dav/a.txt HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n\r\n", body: Array("hello".utf8))
+        let refused = try c.response()
+        #expect(refused.status == 401)
+        #expect(refused.header("WWW-Authenticate") != nil)
+        try c.send("PUT /dav/a.txt HTTP/1.1\r\nHost: t\r\n\(Self.auth)Content-Length: 5\r\n\r\n", body: Array("hello".utf8))
+        #expect(try c.response().status == 201)
+        try c.send("GET /dav/a.txt HTTP/1.1\r\nHost: t\r\n\(Self.auth)\r\n")
+        let got = try c.response()
+        #expect(got.status == 200 && got.text == "hello")
+        #expect(got.header("Connection") == nil)
+        #expect(try String(contentsOf: root.appendingPathComponent("a.txt"), encoding: .utf8) == "hello")
+    }
+
+    @Test func servePipelinedRequestsAreAnsweredInOrder() throws {
+        let (process, port, root) = try serve()
+        defer { _ = process.terminate(); try? FileManager.default.removeItem(at: root) }
+        try Data("first".utf8).write(to: root.appendingPathComponent("one.txt"))
+        try Data("second!".utf8).write(to: root.appendingPathComponent("two.txt"))
+        let c = try RawConnection(port: port)
+        let get = { (path: String, method: String) in "\(method) /dav/\(path) HTTP/1.1\r\nHost: t\r\n\(Self.auth)\r\n" }
+        try c.send(get("one.txt", "GET") + get("two.txt", "HEAD") + get("none.txt", "GET") + get("two.txt", "GET")
+            + "PROPFIND /dav/ HTTP/1.1\r\nHost: t\r\n\(Self.auth)Depth: 1\r\nContent-Length: 0\r\n\r\n")
+        let one = try c.response()
+        #expect(one.status == 200 && one.text == "first")
+        let head = try c.response(head: true)
+        #expect(head.status == 200 && head.header("Content-Length") == "7")
+        #expect(try c.response().status == 404)
+        #expect(try c.response().text == "second!")
+        let listing = try c.response()
+        #expect(listing.status == 207 && listing.text.contains("two.txt"))
+    }
+
+    @Test func serveHTTP10KeepsTheConnectionOnlyWhenAsked() throws {
+        let (process, port, root) = try serve()
+        defer { _ = process.terminate(); try? FileManager.default.removeItem(at: root) }
+        try Data("ten".utf8).write(to: root.appendingPathComponent("f.txt"))
+        let c = try RawConnection(port: port)
+        for _ in 0..<2 {
+            try c.send("GET /dav/f.txt HTTP/1.0\r\nConnection: keep-alive\r\n\(Self.auth)\r\n")
+            let r = try c.response()
+            #expect(r.status == 200 && r.text == "ten")
+            #expect(r.header("Connection")?.lowercased() == "keep-alive")
+        }
+        try c.send("GET /dav/f.txt HTTP/1.0\r\n\(Self.auth)\r\n")
+        #expect(try c.response().text == "ten")
+        #expect(c.isClosedByServer())
+    }
+
+    @Test func serveEarly413WithAnUnreadBodyKeepsTheConnection() throws {
+        let (process, port, root) = try serve()
+        defer { _ = process.terminate(); try? FileManager.default.removeItem(at: root) }
+        let c = try RawConnection(port: port)
+        try c.send("POST /dav/ HTTP/1.1\r\nHost: t\r\n\(Self.auth)Tus-Resumable: 1.0.0\r\nUpload-Length: 5\r\n"
+            + "Upload-Metadata: filename \(Data("t.bin".utf8).base64EncodedString())\r\nContent-Length: 0\r\n\r\n")
+        let created = try c.response()
+        #expect(created.status == 201)
+        let location = try #require(created.header("Location").flatMap { URL(string: $0)?.path })
+        // Ten bytes for a five-byte upload: refused from the head, the body is read and dropped.
+        try c.send("PATCH \(location) HTTP/1.1\r\nHost: t\r\n\(Self.auth)Tus-Resumable: 1.0.0\r\nUpload-Offset: 0\r\n"
+            + "Content-Type: application/offset+octet-stream\r\nContent-Length: 10\r\n\r\n", body: Array("0123456789".utf8))
+        #expect(try c.response().status == 413)
+        try c.send("PATCH \(location) HTTP/1.1\r\nHost: t\r\n\(Self.auth)Tus-Resumable: 1.0.0\r\nUpload-Offset: 0\r\n"
+            + "Content-Type: application/offset+octet-stream\r\nContent-Length: 5\r\n\r\n", body: Array("01234".utf8))
+        #expect(try c.response().status == 204)
+        try c.send("GET /dav/t.bin HTTP/1.1\r\nHost: t\r\n\(Self.auth)\r\n")
+        #expect(try c.response().text == "01234")
+    }
+
+    @Test func proxyServesManyRangesOnOneConnectionAndReusesItsOriginConnection() throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-ka-proxy-\(UUID().uuidString)")
+        let root = base.appendingPathComponent("cloud")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: base) }
+        let data = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        for i in 0..<5 { try Data(data).write(to: root.appendingPathComponent("clip\(i).mp4")) }
+        let originRequests = Mutex(0)
+        let cloud = try StorageServer(configuration: StorageConfiguration(root: root, token: Self.token, accessLog: { _ in
+            originRequests.withLock { $0 += 1 }
+        }))
+        try cloud.start()
+        defer { cloud.stop() }
+        let proxy = try ProxyProcess(["--origin", cloud.baseURL + "/dav", "--token", Self.token, "--listen", "127.0.0.1:0",
+                                      "--cache-dir", base.appendingPathComponent("cache").path, "--quiet"])
+        defer { proxy.process.terminate(); _ = proxy.finish() }
+        let port = try #require(try proxy.url().split(separator: ":").last.flatMap { UInt16($0) })
+        let c = try RawConnection(port: port)
+        let range = { (i: Int, from: Int, to: Int) in "GET /clip\(i).mp4 HTTP/1.1\r\nHost: 127.0.0.1\r\nRange: bytes=\(from)-\(to)\r\n\r\n" }
+        for i in 0..<5 {
+            try c.send(range(i, 0, 9))
+            let r = try c.response()
+            #expect(r.status == 206 && r.body == Array(data[0...9]))
+        }
+        // Pipelined, warm and cold mixed.
+        try c.send(range(0, 100, 199) + range(1, 150_000, 150_099) + "GET /nothing.mp4 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" + range(2, 7, 7))
+        #expect(try c.response().body == Array(data[100...199]))
+        #expect(try c.response().body == Array(data[150_000...150_099]))
+        #expect(try c.response().status == 404)
+        #expect(try c.response().body == [data[7]])
+        // A method the proxy refuses, with a small body, then a GET on the same connection.
+        try c.send("PUT /clip0.mp4 HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 3\r\n\r\n", body: [1, 2, 3])
+        #expect(try c.response().status == 405)
+        try c.send(range(3, 0, 0))
+        #expect(try c.response().body == [data[0]])
+        // Six cold resources took a HEAD and block GETs each from the origin, over connections the proxy kept:
+        // as many as it had requests in flight at once, not one per request.
+        let requests = originRequests.withLock { $0 }, connections = cloud.connectionsAccepted
+        #expect(requests >= 12 && connections <= 4, "the proxy opened \(connections) connections for \(requests) origin requests")
+    }
+
+    @Test func pastTheLimitAClientGets503AndIdleConnectionsClose() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-ka-limit-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        try Data("x".utf8).write(to: root.appendingPathComponent("x"))
+        let server = try StorageServer(configuration: StorageConfiguration(root: root, token: nil, connectionLimit: 2, idleTimeout: 2))
+        try server.start()
+        defer { server.stop() }
+        let request = "GET /dav/x HTTP/1.1\r\nHost: localhost\r\n\r\n"
+        let held = try (0..<2).map { _ in try RawConnection(port: server.port) }
+        for c in held {
+            try c.send(request)
+            #expect(try c.response().status == 200)
+        }
+        let extra = try RawConnection(port: server.port)
+        try extra.send(request)
+        let busy = try extra.response()
+        #expect(busy.status == 503 && busy.header("Retry-After") == "1")
+        #expect(extra.isClosedByServer())
+        // The held connections sit idle past the 2 s timeout; the server closes them and has room again.
+        Thread.sleep(forTimeInterval: 3.5)
+        #expect(held.allSatisfy { $0.isClosedByServer() })
+        let later = try RawConnection(port: server.port)
+        try later.send(request)
+        #expect(try later.response().status == 200)
+        #expect(server.connectionsAccepted == 4)
+    }
+}

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Makes the README's screenshots of the web app (docs/screenshots/*.png) with headless Chromium: a sample
+# store (pictures and a clip made by ffmpeg), the real `skylift serve`, and scripts/screenshots.py driving it.
+# Needs chromium, chromium-driver, ffmpeg (scripts/deps.sh) and selenium (scripts/pip-deps.sh).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=${SKYLIFT_BIN:-.build/debug/skylift}
+[ -x "$BIN" ] || swift build --product skylift
+WORK=$(mktemp -d)
+trap 'kill "$PID" 2>/dev/null || true; rm -rf "$WORK"' EXIT
+ROOT="$WORK/store"
+mkdir -p "$ROOT/Pictures/2026 Lisbon" "$ROOT/Videos" "$ROOT/Documents" "$ROOT/Music"
+ff() { ffmpeg -loglevel error -y "$@"; }
+i=0
+for src in "testsrc=size=1280x853" "smptebars=size=1280x853" "mandelbrot=size=1280x853" "life=size=1280x853:mold=10:r=1" \
+           "cellauto=size=1280x853:rule=110" "rgbtestsrc=size=1280x853" "testsrc2=size=1280x853" "yuvtestsrc=size=1280x853"; do
+    i=$((i + 1))
+    ff -f lavfi -i "$src" -frames:v 1 "$ROOT/Pictures/2026 Lisbon/IMG_20$((i + 10)).jpg"
+done
+ff -f lavfi -i testsrc2=duration=6:size=640x360:rate=25 -f lavfi -i sine=frequency=440:duration=6 \
+   -c:v libx264 -pix_fmt yuv420p -c:a aac -shortest "$ROOT/Videos/Tram 28 #2.mp4"
+ff -f lavfi -i sine=frequency=330:duration=5 "$ROOT/Music/Fado ü.mp3"
+printf 'Packing list\n' > "$ROOT/Documents/packing list.txt"
+head -c 3000000 /dev/urandom > "$ROOT/Documents/backup 2026-11.tar"
+printf 'notes\n' > "$ROOT/notes #1.md"
+TOKEN=$(head -c 18 /dev/urandom | od -An -tx1 | tr -d ' \n')
+printf '%s\n' "$TOKEN" > "$WORK/token"
+"$BIN" serve --root "$ROOT" --listen 127.0.0.1:0 --token-file "$WORK/token" --quiet > "$WORK/out" &
+PID=$!
+for _ in $(seq 50); do grep -q "open:" "$WORK/out" 2>/dev/null && break; sleep 0.1; done
+URL=$(awk '/open:/ {print $2}' "$WORK/out")
+SKYLIFT_TOKEN=$TOKEN python3 scripts/screenshots.py "${URL%/}" "$ROOT" docs/screenshots
+ls -l docs/screenshots
