@@ -1,3 +1,4 @@
+import TestPrograms
 import Foundation
 import HTTPServer
 import SkyliftCore
@@ -12,7 +13,7 @@ func curlOutcome(_ args: [String]) throws -> (status: String, size: Int, headers
     let headers = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-curl-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: headers) }
     let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+    p.executableURL = try TestPrograms.path("curl")
     p.arguments = ["-s", "--max-time", "20", "-o", "/dev/null", "-D", headers.path, "-w", "%{http_code} %{size_download}"] + args
     let pipe = Pipe()
     p.standardOutput = pipe
