@@ -23,9 +23,6 @@ public struct FileStatus: Sendable, Equatable {
     /// Last modification, the nanoseconds within that second.
     public var modifiedNanoseconds: Int64
 
-    /// Last modification as nanoseconds since 1970.
-    public var modificationNanoseconds: Int64 { modifiedSeconds &* 1_000_000_000 &+ modifiedNanoseconds }
-
     public var isRegular: Bool { kind == .regular }
     public var isDirectory: Bool { kind == .directory }
 
