@@ -30,6 +30,7 @@ for m in "${modules[@]}"; do
         echo "fuzz: compiling $m" >&2
         swiftc "${flags[@]}" -wmo -module-name "$m" -emit-module -emit-module-path "$out/mods/$m.swiftmodule" \
             -c Sources/"$m"/*.swift -o "$obj"
+        touch "$obj" # swiftc keeps an unchanged object's old time, which would make it look stale forever
     fi
     built+=("$m.o")
 done
