@@ -22,7 +22,7 @@ for f in $(pkg-config --cflags-only-I libmicrohttpd libcurl libcrypto 2>/dev/nul
 libs=(-lmicrohttpd -lcurl -lcrypto)
 
 # Modules in dependency order; a module is rebuilt when one of its sources or an earlier object is newer.
-modules=(SkyliftCore Hashing HTTPServer WebApp StorageServer HTTPClient BlobStream Remotes RangeCache FolderWatch)
+modules=(SkyliftSystem SkyliftCore Hashing HTTPServer WebApp StorageServer HTTPClient BlobStream Remotes RangeCache FolderWatch)
 built=()
 for m in "${modules[@]}"; do
     obj="$out/obj/$m.o"
@@ -30,6 +30,7 @@ for m in "${modules[@]}"; do
         echo "fuzz: compiling $m" >&2
         swiftc "${flags[@]}" -wmo -module-name "$m" -emit-module -emit-module-path "$out/mods/$m.swiftmodule" \
             -c Sources/"$m"/*.swift -o "$obj"
+        touch "$obj" # swiftc keeps an unchanged object's old time, which would make it look stale forever
     fi
     built+=("$m.o")
 done
