@@ -13,7 +13,7 @@ public enum WatchCommand: Command {
     public static let spec = CommandSpec(
         name: "watch",
         summary: "upload every file of a folder once it has stopped changing",
-        usage: "watch DIR [--to URL] [--token-file FILE | --token TOKEN] [--settle SECONDS] [--max-wait SECONDS] [--ignore GLOB]... [--jobs N] [--state DIR] [--part-size SIZE] [--json] [--mirror-deletes] [--ca-cert FILE | --pin-sha256 PIN] [--s3-endpoint URL] [--s3-addressing MODE]",
+        usage: "watch DIR [--to URL] [--token-file FILE | --token TOKEN] [--settle SECONDS] [--max-wait SECONDS] [--ignore GLOB]... [--jobs N] [--parts N] [--state DIR] [--part-size SIZE] [--json] [--mirror-deletes] [--ca-cert FILE | --pin-sha256 PIN] [--s3-endpoint URL] [--s3-addressing MODE]",
         details: """
         Watch DIR (recursively) and upload each file once it has been quiet for --settle seconds
         and two checks of its size, mtime and inode agree; DIR/a/b.jpg goes to URL/a/b.jpg.
@@ -34,6 +34,7 @@ public enum WatchCommand: Command {
             OptionSpec("--max-wait", "SECONDS", help: "upload a file that never stops changing after this long (default: 60)"),
             OptionSpec("--ignore", "GLOB", help: "also ignore matching names (or paths, if GLOB has a /)", repeatable: true),
             OptionSpec("--jobs", "N", help: "uploads at once (default: 2)"),
+            TransferSettings.partsOption,
             OptionSpec("--state", "DIR", help: "queue and resume state (default: $XDG_STATE_HOME/skylift/watch/<id of DIR>)"),
             OptionSpec("--part-size", "SIZE", help: "largest tus PATCH body, e.g. 16M (default: 64M), or S3 part (at least 5M; default: sized to the file)"),
             OptionSpec("--json", help: "one JSON object per event on stdout"),
@@ -59,13 +60,14 @@ public enum WatchCommand: Command {
         let settle = try arguments.seconds("--settle", in: 0...86_400) ?? 2
         let maxWait = try arguments.seconds("--max-wait", in: 0...31_536_000) ?? 60
         let jobs = try arguments.integer("--jobs", in: 1...64) ?? 2
-        var options = UploadOptions()
+        var options = UploadOptions(parts: try arguments.integer("--parts", in: 1...64) ?? UploadOptions.defaultParts)
         if let raw = arguments.value("--part-size") {
             guard let size = ByteCount.parse(raw), size >= 1 << 10 else {
                 throw UsageError.badValue(command: spec.name, option: "--part-size", value: raw, expected: "a size of at least 1K, e.g. 16M")
             }
-            options = UploadOptions(partLength: size)
+            options.partLength = size
         }
+        let s3PartLength = arguments.value("--part-size") == nil ? nil : options.partLength
         let ignore: IgnoreRules
         do {
             ignore = try IgnoreRules(arguments.all("--ignore"))
@@ -101,14 +103,14 @@ public enum WatchCommand: Command {
 
         // S3 needs no discovery: the remote is built from the location and the AWS settings.
         let s3Remote = try arguments.value("--to").flatMap { S3Settings.isS3($0) ? $0 : nil }
-            .map { try s3.remote($0, transport: makeDefaultTransport(tls: tls), environment: context.environment) }
+            .map { try s3.remote($0, transport: makeDefaultTransport(tls: tls), environment: context.environment, partLength: s3PartLength) }
         let agent: WatchAgent
         do {
             let uploader: EngineUploader
             if let s3Remote {
-                uploader = EngineUploader(uploader: Uploader(remote: s3Remote, store: ResumeStore(directory: state), options: options))
+                uploader = EngineUploader(remote: s3Remote, options: options)
             } else {
-                uploader = try await EngineUploader.connect(to: destination, token: token, stateDirectory: state,
+                uploader = try await EngineUploader.connect(to: destination, token: token,
                                                             transport: makeDefaultTransport(tls: tls), options: options)
             }
             let configuration = WatchAgentConfiguration(

@@ -220,7 +220,7 @@ import Testing
     @Test func refusedCredentialsStopTheAgentWithAClearError() async throws {
         let h = try AgentHarness()
         await #expect(throws: AutoUploadError.authenticationRefused(url: h.davURL.absoluteString, status: 401)) {
-            _ = try await EngineUploader.connect(to: h.davURL, token: "wrong", stateDirectory: h.state)
+            _ = try await EngineUploader.connect(to: h.davURL, token: "wrong")
         }
         let message = AutoUploadError.authenticationRefused(url: h.davURL.absoluteString, status: 401).description
         #expect(message.contains("--token") && !message.contains("wrong"))

@@ -55,8 +55,7 @@ import Uploads
         defer { nginx.stop() }
         var configuration = moto.configuration
         configuration.endpoint = URL(string: "http://127.0.0.1:\(nginx.port)")!
-        let client = S3Client(configuration: configuration, transport: CurlTransport(),
-                              retry: RetryPolicy(maxAttempts: 1, baseDelay: 0.01, maxDelay: 0.05), timeout: 30)
+        let client = S3Client(configuration: configuration, transport: CurlTransport(), timeout: 30)
         let bucket = try await moto.makeBucket()
         let remote = S3Remote(client: client, location: S3Location(bucket: bucket, prefix: "reuse/"))
         let size = (5 << 20) * 4 + 1000
