@@ -21,6 +21,18 @@ extension PartedWrite {
         length <= 0 ? 1 : Int((length - 1) / partLength + 1)
     }
 
+    /// The bytes the service holds in parts of the expected sizes (in any order), and the part numbers it lacks.
+    public func held(length: Int64) async throws -> (bytes: Int64, missing: [Int]) {
+        let stored = try await storedParts()
+        var bytes: Int64 = 0
+        var missing: [Int] = []
+        for number in 1...partCount(length: length) {
+            let part = range(ofPart: number, length: length)
+            if length > 0, stored[number] == part.length { bytes += part.length } else { missing.append(number) }
+        }
+        return (bytes, missing)
+    }
+
     /// The bytes of part `number` in an object of `length` bytes.
     public func range(ofPart number: Int, length: Int64) -> (offset: Int64, length: Int64) {
         let offset = Int64(number - 1) * partLength

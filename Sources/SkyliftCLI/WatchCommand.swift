@@ -57,24 +57,9 @@ public enum WatchCommand: Command {
         guard isDirectory.boolValue else { throw CommandFailure("\(dir.path) is not a directory") }
         try arguments.exclusive(["--token", "--token-file"])
         let tls = try ClientTLS.trust(arguments, command: spec.name)
-        let settle = try arguments.seconds("--settle", in: 0...86_400) ?? 2
-        let maxWait = try arguments.seconds("--max-wait", in: 0...31_536_000) ?? 60
-        let jobs = try arguments.integer("--jobs", in: 1...64) ?? 2
-        var options = UploadOptions(parts: try arguments.integer("--parts", in: 1...64) ?? UploadOptions.defaultParts)
-        if let raw = arguments.value("--part-size") {
-            guard let size = ByteCount.parse(raw), size >= 1 << 10 else {
-                throw UsageError.badValue(command: spec.name, option: "--part-size", value: raw, expected: "a size of at least 1K, e.g. 16M")
-            }
-            options.partLength = size
-        }
-        let s3PartLength = arguments.value("--part-size") == nil ? nil : options.partLength
-        let ignore: IgnoreRules
-        do {
-            ignore = try IgnoreRules(arguments.all("--ignore"))
-        } catch {
-            throw UsageError.badValue(command: spec.name, option: "--ignore", value: "\(error)", expected: "a glob")
-        }
+        var (options, s3PartLength) = try uploadOptions(arguments)
         let state = arguments.value("--state").map { URL(fileURLWithPath: $0) } ?? defaultState(for: dir, context.environment)
+        let configuration = try agentConfiguration(arguments, dir: dir, state: state)
         let output = WatchOutput(context: context, json: arguments.flag("--json"))
         let shutdown = ShutdownSignal()
 
@@ -113,14 +98,42 @@ public enum WatchCommand: Command {
                 uploader = try await EngineUploader.connect(to: destination, token: token,
                                                             transport: makeDefaultTransport(tls: tls), options: options)
             }
-            let configuration = WatchAgentConfiguration(
-                watch: WatchConfiguration(root: dir, settle: settle, maxWait: maxWait, ignore: ignore),
-                stateDirectory: state, jobs: jobs, mirrorDeletes: arguments.flag("--mirror-deletes"))
             agent = try WatchAgent(configuration: configuration, uploader: uploader)
         } catch {
             throw CommandFailure(error.description)
         }
         output.started(dir: dir.path, destination: Redaction.url(destination), state: state.path)
+        return try await run(agent, output: output, shutdown: shutdown)
+    }
+
+    /// `--settle`, `--max-wait`, `--ignore`, `--jobs` and `--mirror-deletes` for the agent watching `dir`.
+    static func agentConfiguration(_ arguments: ParsedArguments, dir: URL, state: URL) throws -> WatchAgentConfiguration {
+        let settle = try arguments.seconds("--settle", in: 0...86_400) ?? 2
+        let maxWait = try arguments.seconds("--max-wait", in: 0...31_536_000) ?? 60
+        let jobs = try arguments.integer("--jobs", in: 1...64) ?? 2
+        let ignore: IgnoreRules
+        do {
+            ignore = try IgnoreRules(arguments.all("--ignore"))
+        } catch {
+            throw UsageError.badValue(command: spec.name, option: "--ignore", value: "\(error)", expected: "a glob")
+        }
+        return WatchAgentConfiguration(watch: WatchConfiguration(root: dir, settle: settle, maxWait: maxWait, ignore: ignore),
+                                       stateDirectory: state, jobs: jobs, mirrorDeletes: arguments.flag("--mirror-deletes"))
+    }
+
+    /// `--parts` and `--part-size`: the engine's options, and the S3 part size asked for (nil: sized to the file).
+    static func uploadOptions(_ arguments: ParsedArguments) throws -> (UploadOptions, s3PartLength: Int64?) {
+        var options = UploadOptions(parts: try arguments.integer("--parts", in: 1...64) ?? UploadOptions.defaultParts)
+        guard let raw = arguments.value("--part-size") else { return (options, nil) }
+        guard let size = ByteCount.parse(raw), size >= 1 << 10 else {
+            throw UsageError.badValue(command: spec.name, option: "--part-size", value: raw, expected: "a size of at least 1K, e.g. 16M")
+        }
+        options.partLength = size
+        return (options, size)
+    }
+
+    /// Runs the agent until a signal stops it, printing its events.
+    static func run(_ agent: WatchAgent, output: WatchOutput, shutdown: ShutdownSignal) async throws -> Int32 {
         let printer = Task { for await event in agent.events { output.show(event) } }
         let stopper = Task {
             let number = await shutdown.wait()

@@ -10,13 +10,8 @@ extension Job {
     /// or a fatal answer stops the others and goes to ``recover(from:write:)``.
     mutating func sendParts(_ w: any PartedWrite, progress: ProgressSampler) async throws {
         let length = source.length
-        let stored = try await w.storedParts()
-        var held: Int64 = 0
-        var missing: [Int] = []
-        for number in 1...w.partCount(length: length) {
-            let part = w.range(ofPart: number, length: length)
-            if length > 0, stored[number] == part.length { held += part.length } else { missing.append(number) }
-        }
+        let stored = try await w.held(length: length)
+        var held = stored.bytes
         if held > 0 && sent.total == 0 && resumedFrom == 0 {
             resumedFrom = held
             emit(.resumed(from: held))
@@ -25,7 +20,7 @@ extension Job {
         let sender = PartSender(write: w, source: source, length: length, counter: sent, progress: progress,
                                 retry: options.retry, emit: emit)
         try await withThrowingTaskGroup(of: Int64.self) { group in
-            var next = missing.makeIterator()
+            var next = stored.missing.makeIterator()
             func launch() -> Bool {
                 guard let number = next.next() else { return false }
                 group.addTask { try await sender.send(number) }

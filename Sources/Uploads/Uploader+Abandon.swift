@@ -25,7 +25,12 @@ extension Uploader {
             await store.remove(source: source, destination: destination)
             return .forgotten
         }
-        let confirmed = (try? await write.confirmedOffset()) ?? record.confirmedOffset
+        let held: Int64? = if let parted = write as? any PartedWrite {
+            try? await parted.held(length: record.length).bytes
+        } else {
+            try? await write.confirmedOffset()
+        }
+        let confirmed = held ?? record.confirmedOffset
         try await write.abort()
         await store.remove(source: source, destination: destination)
         return .aborted(confirmed: confirmed)

@@ -84,13 +84,14 @@ import TestProbes
         let s3 = try S3Endpoint.of(peer)
         let bucket = try await s3.makeBucket()
         let bytes = try randomFile("long.bin", bytes: 16 << 20).1
-        // The source holds back reads from 10 MiB on: the engine starts the digest of part 3 only after part 1
-        // was stored and part 2 began, so when such a read arrives the copy is midway, deterministically.
+        // The source holds back reads from 10 MiB on. With two parts in flight the engine starts part 3 (and
+        // its digest, the first read past 10 MiB) only after part 1 or 2 was stored, so when such a read
+        // arrives the copy is midway, deterministically, with one or both of the first parts on the service.
         let source = GatedSource(bytes: bytes, gate: 10 << 20)
         let server = HTTPServer(configuration: .init(), handler: source)
         try server.start()
         defer { source.open(); server.stop() }
-        let args = ["copy", server.baseURL + "/long.bin", "s3://\(bucket)/raw/", "--part-size", "5M",
+        let args = ["copy", server.baseURL + "/long.bin", "s3://\(bucket)/raw/", "--part-size", "5M", "--parts", "2",
                     "--state", dir.appendingPathComponent("state").path, "--json"]
         let first = try run(s3, args)
         #expect(source.waitUntilHeld(timeout: 20))
@@ -117,7 +118,7 @@ import TestProbes
         let server = HTTPServer(configuration: .init(), handler: source)
         try server.start()
         defer { source.open(); server.stop() }
-        let args = ["copy", server.baseURL + "/gated.bin", "s3://\(bucket)/raw/", "--part-size", "5M",
+        let args = ["copy", server.baseURL + "/gated.bin", "s3://\(bucket)/raw/", "--part-size", "5M", "--parts", "2",
                     "--state", dir.appendingPathComponent("state").path]
         let first = try run(s3, args + ["--json"])
         #expect(source.waitUntilHeld(timeout: 20))

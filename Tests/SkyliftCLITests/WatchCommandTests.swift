@@ -105,7 +105,7 @@ final class RequestLog: Sendable {
         let r = await runSkylift(["watch", "--help"])
         #expect(r.status == 0)
         #expect(r.out == """
-        usage: skylift watch DIR [--to URL] [--token-file FILE | --token TOKEN] [--settle SECONDS] [--max-wait SECONDS] [--ignore GLOB]... [--jobs N] [--state DIR] [--part-size SIZE] [--json] [--mirror-deletes] [--ca-cert FILE | --pin-sha256 PIN] [--s3-endpoint URL] [--s3-addressing MODE]
+        usage: skylift watch DIR [--to URL] [--token-file FILE | --token TOKEN] [--settle SECONDS] [--max-wait SECONDS] [--ignore GLOB]... [--jobs N] [--parts N] [--state DIR] [--part-size SIZE] [--json] [--mirror-deletes] [--ca-cert FILE | --pin-sha256 PIN] [--s3-endpoint URL] [--s3-addressing MODE]
 
         Watch DIR (recursively) and upload each file once it has been quiet for --settle seconds
         and two checks of its size, mtime and inode agree; DIR/a/b.jpg goes to URL/a/b.jpg.
@@ -126,6 +126,7 @@ final class RequestLog: Sendable {
           --max-wait SECONDS    upload a file that never stops changing after this long (default: 60)
           --ignore GLOB         also ignore matching names (or paths, if GLOB has a /) (repeatable)
           --jobs N              uploads at once (default: 2)
+          --parts N             parts of one file in flight, where the remote takes them in any order (S3; default: 4)
           --state DIR           queue and resume state (default: $XDG_STATE_HOME/skylift/watch/<id of DIR>)
           --part-size SIZE      largest tus PATCH body, e.g. 16M (default: 64M), or S3 part (at least 5M; default: sized to the file)
           --json                one JSON object per event on stdout
