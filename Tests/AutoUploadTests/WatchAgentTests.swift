@@ -215,6 +215,8 @@ import Testing
         }
         #expect(h.stored("big.bin") == bytes(size, seed: 5))
         #expect(h.creations == 1)
+        // The queue row was the resume record: no resume file beside the database.
+        #expect(!FileManager.default.fileExists(atPath: h.state.appendingPathComponent("uploads").path))
     }
 
     @Test func refusedCredentialsStopTheAgentWithAClearError() async throws {
