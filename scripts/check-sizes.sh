@@ -91,7 +91,8 @@ def classify(header):
 
 
 def sanitized(text):
-    """The text with string literals and comments blanked (newlines kept), so braces and words in them do not count."""
+    """The text with comments blanked and each string literal an `S` and blanks (newlines kept), so braces and
+    words in them do not count."""
     out = list(text)
     i, n = 0, len(text)
 
@@ -132,7 +133,9 @@ def sanitized(text):
                 # An escaped character (`\"`) never closes; interpolations are blanked with the string.
                 k += 2 if text[k] == "\\" and hashes == 0 else 1
             k = min(n, k + len(close))
-            blank(i, k); i = k
+            blank(i, k)
+            out[i] = "S"  # a literal stays a value, so a line ending in one does not look continued
+            i = k
         else:
             i += 1
     return "".join(out)
