@@ -41,7 +41,7 @@ let package = Package(
         // Self-signed server certificates and their fingerprints, built with libcrypto (no openssl program needed).
         .target(name: "Certificates", dependencies: ["CCrypto", "SkyliftCore"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "SkyliftCore"]),
-        // Pages and scripts are embedded as Swift constants (WebAssets.swift, made by scripts/embed-webapp.py from
+        // Pages and scripts are embedded as Swift constants (WebAssets*.swift, made by scripts/embed-webapp.py from
         // assets/), not package resources: a copied or static `skylift` binary has no resource bundle beside it.
         .target(name: "WebApp", dependencies: ["HTTPServer", "SkyliftCore", "SkyliftSystem", "Hashing"], exclude: ["assets"]),
         .target(name: "StorageServer", dependencies: ["HTTPServer", "SkyliftCore", "SkyliftSystem", "Hashing", "WebApp"]),
