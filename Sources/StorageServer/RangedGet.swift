@@ -1,5 +1,6 @@
 import Foundation
 import SkyliftCore
+import SkyliftSystem
 import HTTPServer
 
 /// GET and HEAD of files: validators, conditional requests and byte ranges (RFC 9110 §13, §14).
@@ -86,9 +87,11 @@ final class MultipartRanges: HTTPBodyProducer {
             }
             return .bytes(want)
         case let .range(r):
-            let n = pread(fd, buffer.baseAddress, want, off_t(r.offset + within))
+            let view = UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< want])
             // Zero or an error means the file shrank or vanished under us: cut the response short.
-            return n > 0 ? .bytes(n) : .failed
+            guard let n = try? FileDescriptor(rawValue: fd).read(into: view, at: r.offset + within, path: "multipart part"), n > 0
+            else { return .failed }
+            return .bytes(n)
         }
     }
 
