@@ -38,13 +38,13 @@ let package = Package(
         // The platform layer: descriptors, errno, stat, atomic replacement, the blocking-work executor.
         .target(name: "SkyliftSystem"),
         .target(name: "SkyliftCore"),
-        .target(name: "Hashing", dependencies: ["CCrypto"]),
+        .target(name: "Hashing", dependencies: ["CCrypto", "SkyliftCore"]),
         // Self-signed server certificates and their fingerprints, built with libcrypto (no openssl program needed).
-        .target(name: "Certificates", dependencies: ["CCrypto"]),
+        .target(name: "Certificates", dependencies: ["CCrypto", "SkyliftCore"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "SkyliftCore"]),
-        // Pages and scripts are embedded as Swift constants (WebAssets.swift, made by scripts/embed-webapp.py from
+        // Pages and scripts are embedded as Swift constants (WebAssets*.swift, made by scripts/embed-webapp.py from
         // assets/), not package resources: a copied or static `skylift` binary has no resource bundle beside it.
-        .target(name: "WebApp", dependencies: ["HTTPServer", "SkyliftCore", "Hashing"], exclude: ["assets"]),
+        .target(name: "WebApp", dependencies: ["HTTPServer", "SkyliftCore", "SkyliftSystem", "Hashing"], exclude: ["assets"]),
         .target(name: "StorageServer", dependencies: ["HTTPServer", "SkyliftCore", "SkyliftSystem", "Hashing", "WebApp"]),
         .target(name: "HTTPClient", dependencies: ["SkyliftCore", "CCurl"]),
         // No HTTP here: a user of FileSource links no libcurl. HTTPSource (a ranged-GET source) lives in Remotes.
