@@ -75,7 +75,7 @@ let package = Package(
         .testTarget(name: "CertificatesTests", dependencies: ["Certificates"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestPrograms"]),
         .testTarget(name: "WebAppTests", dependencies: ["WebApp", "Hashing", "TestPrograms"], exclude: ["browser"]),
-        .testTarget(name: "StorageServerTests", dependencies: ["StorageServer", "Hashing", "TestPrograms"]),
+        .testTarget(name: "StorageServerTests", dependencies: ["StorageServer", "Hashing", "TestProbes", "TestPrograms"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer", "Hashing"]),
         // HTTPSourceTests stay here beside the stream tests whose fixtures they share; HTTPSource itself is in Remotes.
         .testTarget(name: "BlobStreamTests", dependencies: ["BlobStream", "Remotes", "HTTPClient", "StorageServer"]),

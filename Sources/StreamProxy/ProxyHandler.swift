@@ -10,6 +10,8 @@ import Synchronization
 /// builds the status, headers and body for the request's `Range`/`If-Range`.
 struct ProxyHandler: HTTPHandler {
     let configuration: StreamProxy.Configuration
+    /// `configuration.origin`, parsed once.
+    let origin: OriginPrefix
     let loader: RangeLoader
     let responses: ActiveResponses
 
@@ -50,14 +52,8 @@ struct ProxyHandler: HTTPHandler {
         case let .success(p): path = p
         case let .failure(refusal): return .failure(refusal)
         }
-        var base = configuration.origin.absoluteString
-        while base.hasSuffix("/") { base.removeLast() }
         // The checks above make this hold; verified on the parsed URL anyway, as it is what libcurl sends.
-        guard let url = URL(string: base + path + (request.query.map { "?" + $0 } ?? "")),
-              let parts = URLComponents(url: url, resolvingAgainstBaseURL: false),
-              let origin = URLComponents(url: configuration.origin, resolvingAgainstBaseURL: false),
-              parts.scheme == origin.scheme, parts.host == origin.host, parts.port == origin.port,
-              parts.percentEncodedPath.hasPrefix(String(origin.percentEncodedPath.reversed().drop { $0 == "/" }.reversed()) + "/")
+        guard let url = URL(string: origin.base + path + (request.query.map { "?" + $0 } ?? "")), origin.contains(url)
         else { return .failure(.notUnderOrigin) }
         return .success(url)
     }
