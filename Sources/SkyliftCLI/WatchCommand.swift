@@ -26,19 +26,7 @@ public enum WatchCommand: Command {
         --mirror-deletes. Dotfiles, *.part, *.tmp, *.crdownload, *~ and *.swp are ignored.
         SIGINT/SIGTERM pause uploads where they can resume and exit 0.
         """,
-        options: [
-            OptionSpec("--to", "URL", help: "destination folder (tus, WebDAV or s3://bucket/prefix/); default: the embedded cloud"),
-            OptionSpec("--token", "TOKEN", help: "bearer token for --to (default: $SKYLIFT_TOKEN)"),
-            SecretOptions.tokenFileOption,
-            OptionSpec("--settle", "SECONDS", help: "quiet time before a file is uploaded (default: 2)"),
-            OptionSpec("--max-wait", "SECONDS", help: "upload a file that never stops changing after this long (default: 60)"),
-            OptionSpec("--ignore", "GLOB", help: "also ignore matching names (or paths, if GLOB has a /)", repeatable: true),
-            OptionSpec("--jobs", "N", help: "uploads at once (default: 2)"),
-            OptionSpec("--state", "DIR", help: "queue and resume state (default: $XDG_STATE_HOME/skylift/watch/<id of DIR>)"),
-            OptionSpec("--part-size", "SIZE", help: "largest tus PATCH body, e.g. 16M (default: 64M), or S3 part (at least 5M; default: sized to the file)"),
-            OptionSpec("--json", help: "one JSON object per event on stdout"),
-            OptionSpec("--mirror-deletes", help: "delete the remote copy when a file is deleted"),
-        ] + ClientTLS.options + S3Settings.optionSpecs,
+        options: Options.specs,
         positionals: 1...1,
         positionalCompletions: [.directories],
         examples: [
@@ -47,50 +35,74 @@ public enum WatchCommand: Command {
             "skylift watch /srv/camera --to s3://media/camera/ --s3-endpoint http://127.0.0.1:9000",
         ])
 
-    public static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> Int32 {
-        let dir = URL(fileURLWithPath: arguments.positionals[0]).standardizedFileURL
+    public struct Options: CommandOptions {
+        var to: String?
+        var token = TokenOptions()
+        var settle: Double?
+        var maxWait: Double?
+        var ignore: [String] = []
+        var jobs: Int?
+        var state: String?
+        var partSize: PartSize?
+        var json = false
+        var mirrorDeletes = false
+        var tls = ClientTLS()
+        var s3 = S3Options()
+
+        public init() {}
+
+        public static let declarations: [OptionDeclaration<Options>] = [
+            .value("--to", "URL", help: "destination folder (tus, WebDAV or s3://bucket/prefix/); default: the embedded cloud", \.to),
+        ] + TokenOptions.declarations.help(\.token, "bearer token for --to (default: $SKYLIFT_TOKEN)").within(\.token) + [
+            .value("--settle", "SECONDS", help: "quiet time before a file is uploaded (default: 2)", \.settle, as: .seconds(0...86_400)),
+            .value("--max-wait", "SECONDS", help: "upload a file that never stops changing after this long (default: 60)",
+                   \.maxWait, as: .seconds(0...31_536_000)),
+            .repeated("--ignore", "GLOB", help: "also ignore matching names (or paths, if GLOB has a /)", \.ignore),
+            .value("--jobs", "N", help: "uploads at once (default: 2)", \.jobs, as: .integer(1...64)),
+            .value("--state", "DIR", help: "queue and resume state (default: $XDG_STATE_HOME/skylift/watch/<id of DIR>)", \.state),
+            PartSize.declaration(\.partSize),
+            .flag("--json", help: "one JSON object per event on stdout", \.json),
+            .flag("--mirror-deletes", help: "delete the remote copy when a file is deleted", \.mirrorDeletes),
+        ] + ClientTLS.declarations.within(\.tls) + S3Options.declarations.within(\.s3)
+    }
+
+    public static func run(_ invocation: Invocation<Options>, context: CommandContext) async throws -> Int32 {
+        let given = invocation.options
+        let dir = URL(fileURLWithPath: invocation.positionals[0]).standardizedFileURL
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: dir.path, isDirectory: &isDirectory) else {
             throw CommandFailure("\(dir.path) does not exist")
         }
         guard isDirectory.boolValue else { throw CommandFailure("\(dir.path) is not a directory") }
-        try arguments.exclusive(["--token", "--token-file"])
-        let tls = try ClientTLS.trust(arguments, command: spec.name)
-        let settle = try arguments.seconds("--settle", in: 0...86_400) ?? 2
-        let maxWait = try arguments.seconds("--max-wait", in: 0...31_536_000) ?? 60
-        let jobs = try arguments.integer("--jobs", in: 1...64) ?? 2
+        try given.token.exclusive(\.token, \.tokenFile, command: spec.name)
+        let tls = try given.tls.trust(command: spec.name)
         var options = UploadOptions()
-        if let raw = arguments.value("--part-size") {
-            guard let size = ByteCount.parse(raw), size >= 1 << 10 else {
-                throw UsageError.badValue(command: spec.name, option: "--part-size", value: raw, expected: "a size of at least 1K, e.g. 16M")
-            }
-            options = UploadOptions(partLength: size)
-        }
+        if let size = given.partSize { options = UploadOptions(partLength: size.bytes) }
         let ignore: IgnoreRules
         do {
-            ignore = try IgnoreRules(arguments.all("--ignore"))
+            ignore = try IgnoreRules(given.ignore)
         } catch {
-            throw UsageError.badValue(command: spec.name, option: "--ignore", value: "\(error)", expected: "a glob")
+            throw UsageError.badValue(command: spec.name, option: Options.name(\.ignore), value: "\(error)", expected: "a glob")
         }
-        let state = arguments.value("--state").map { URL(fileURLWithPath: $0) } ?? defaultState(for: dir, context.environment)
-        let output = WatchOutput(context: context, json: arguments.flag("--json"))
+        let state = given.state.map { URL(fileURLWithPath: $0) } ?? defaultState(for: dir, context.environment)
+        let output = WatchOutput(context: context, json: given.json)
         let shutdown = ShutdownSignal()
 
         var server: StorageServer?
         defer { server?.stop() }
         let destination: URL
         let token: String?
-        let s3 = try S3Settings(arguments, command: spec.name)
-        if let to = arguments.value("--to"), S3Settings.isS3(to) {
-            destination = try S3Settings.destination(to, partLength: options.partLength, arguments: arguments, command: spec.name, option: "--to")
-            options.partLength = S3Settings.partLength(given: arguments.value("--part-size") == nil ? nil : options.partLength)
+        let s3 = try S3Settings(given.s3, command: spec.name)
+        if let to = given.to, S3Settings.isS3(to) {
+            destination = try S3Settings.destination(to, partSize: given.partSize, command: spec.name, option: Options.name(\.to))
+            options.partLength = S3Settings.partLength(given: given.partSize)
             token = nil
-        } else if let to = arguments.value("--to") {
+        } else if let to = given.to {
             guard let url = URL(string: to), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {
-                throw UsageError.badValue(command: spec.name, option: "--to", value: to, expected: "an http(s) URL")
+                throw UsageError.badValue(command: spec.name, option: Options.name(\.to), value: to, expected: "an http(s) URL")
             }
             destination = url
-            token = try SecretOptions.token(arguments, environment: context.environment, command: spec.name)
+            token = try SecretOptions.token(given.token, environment: context.environment, command: spec.name)
         } else {
             let embedded = try EmbeddedCloud.start(context.environment)
             server = embedded.server
@@ -100,7 +112,7 @@ public enum WatchCommand: Command {
         }
 
         // S3 needs no discovery: the remote is built from the location and the AWS settings.
-        let s3Remote = try arguments.value("--to").flatMap { S3Settings.isS3($0) ? $0 : nil }
+        let s3Remote = try given.to.flatMap { S3Settings.isS3($0) ? $0 : nil }
             .map { try s3.remote($0, transport: makeDefaultTransport(tls: tls), environment: context.environment) }
         let agent: WatchAgent
         do {
@@ -112,8 +124,8 @@ public enum WatchCommand: Command {
                                                             transport: makeDefaultTransport(tls: tls), options: options)
             }
             let configuration = WatchAgentConfiguration(
-                watch: WatchConfiguration(root: dir, settle: settle, maxWait: maxWait, ignore: ignore),
-                stateDirectory: state, jobs: jobs, mirrorDeletes: arguments.flag("--mirror-deletes"))
+                watch: WatchConfiguration(root: dir, settle: given.settle ?? 2, maxWait: given.maxWait ?? 60, ignore: ignore),
+                stateDirectory: state, jobs: given.jobs ?? 2, mirrorDeletes: given.mirrorDeletes)
             agent = try WatchAgent(configuration: configuration, uploader: uploader)
         } catch {
             throw CommandFailure(error.description)
