@@ -10,7 +10,7 @@ public enum ProxyCommand: Command {
     public static let spec = CommandSpec(
         name: "proxy",
         summary: "play cloud media in any player through a local caching proxy",
-        usage: "proxy --origin URL [--token-file FILE | --token TOKEN] [--header-file FILE] [--header 'NAME: VALUE']... [--listen HOST:PORT] [--allow-host NAME]... [--cache-dir DIR] [--max-cache-size SIZE] [--drop-query NAME]... [--quiet] [--ca-cert FILE | --pin-sha256 PIN] [--s3-endpoint URL] [--s3-addressing MODE]",
+        usage: "proxy --origin URL [--token-file FILE | --token TOKEN] [--header-file FILE] [--header 'NAME: VALUE']... [--listen HOST:PORT] [--allow-host NAME]... [--cache-dir DIR] [--max-cache-size SIZE] [--drop-query NAME]... [--quiet | --verbose] [--ca-cert FILE | --pin-sha256 PIN] [--s3-endpoint URL] [--s3-addressing MODE]",
         details: """
         Serve GET http://LISTEN/<path> from <origin>/<path>, adding the origin's headers
         (a token) so players that cannot send them can play the local URL. Byte ranges
@@ -42,7 +42,7 @@ public enum ProxyCommand: Command {
         var cacheDirectory: String?
         var maxCacheSize: Int64?
         var dropQuery: [String] = []
-        var quiet = false
+        var log = LogOptions()
         var tls = ClientTLS()
         var s3 = S3Options()
 
@@ -61,8 +61,7 @@ public enum ProxyCommand: Command {
                            ByteCount.parse(text).flatMap { $0 >= 1 << 20 ? $0 : nil }
                        }),
                 .repeated("--drop-query", "NAME", help: "query parameter left out of cache keys", \.dropQuery),
-                .flag("--quiet", help: "no request log on stderr", \.quiet),
-            ] + ClientTLS.declarations.within(\.tls) + S3Options.declarations.within(\.s3)
+            ] + LogOptions.declarations.within(\.log) + ClientTLS.declarations.within(\.tls) + S3Options.declarations.within(\.s3)
     }
 
     public static func run(_ invocation: Invocation<Options>, context: CommandContext) async throws -> Int32 {
@@ -93,15 +92,10 @@ public enum ProxyCommand: Command {
         let cacheDir = options.cacheDirectory.map { URL(fileURLWithPath: $0) } ?? defaultCacheDirectory(context.environment)
 
         let shutdown = ShutdownSignal()
-        let errors = context.errors
-        let quiet = options.quiet
-        let log: @Sendable (String) -> Void = { line in
-            // Requests are noise under --quiet; cache and origin trouble is always worth a line.
-            if !quiet || !line.hasPrefix("GET ") && !line.hasPrefix("HEAD ") { errors.line(line) }
-        }
+        let logs = try options.log.loggers(label: "proxy", context: context, command: spec.name)
         let cache: RangeCache
         do {
-            cache = try RangeCache(configuration: .init(directory: cacheDir, maxSize: maxSize, log: log))
+            cache = try RangeCache(configuration: .init(directory: cacheDir, maxSize: maxSize, logger: logs.events))
         } catch let error as RangeCacheError {
             throw CommandFailure("\(error)")
         }
@@ -115,9 +109,9 @@ public enum ProxyCommand: Command {
             throw error
         }
         let loader = RangeLoader(cache: cache, origin: HTTPRangeOrigin(transport: transport, headers: headers),
-                                 configuration: .init(droppedQueryParameters: Set(options.dropQuery), log: log))
+                                 configuration: .init(droppedQueryParameters: Set(options.dropQuery), logger: logs.events))
         let proxy = StreamProxy(configuration: .init(origin: origin, host: listen.host, port: listen.port,
-                                                     allowedHosts: allowedHosts, log: log),
+                                                     allowedHosts: allowedHosts, logger: logs.events, accessLog: logs.access),
                                 loader: loader)
         do {
             try proxy.start()

@@ -34,7 +34,7 @@ public enum ServeCommand: Command {
         var allowHosts: [String] = []
         var tls = ServeTLS.Options()
         var tusExpiry: Double?
-        var quiet = false
+        var log = LogOptions()
 
         public init() {}
 
@@ -47,8 +47,7 @@ public enum ServeCommand: Command {
         ] + ServeTLS.Options.declarations.within(\.tls) + [
             .value("--tus-expiry", "SECONDS", help: "drop unfinished tus uploads after this long (default: 86400)",
                    \.tusExpiry, as: .seconds(1...31_536_000)),
-            .flag("--quiet", help: "no access log on stderr", \.quiet),
-        ]
+        ] + LogOptions.declarations.only(\.quiet).help(\.quiet, "no access log on stderr").within(\.log)
     }
 
     public static func run(_ invocation: Invocation<Options>, context: CommandContext) async throws -> Int32 {
@@ -85,7 +84,6 @@ public enum ServeCommand: Command {
 
         let tls = try ServeTLS.resolve(options.tls, root: root, listen: listen, command: spec.name)
         let shutdown = ShutdownSignal()
-        let errors = context.errors
         var configuration = StorageConfiguration(root: root, token: token)
         configuration.tusExpiry = expiry
         configuration.tls = tls?.identity
@@ -93,9 +91,7 @@ public enum ServeCommand: Command {
         if token == nil || !options.allowHosts.isEmpty {
             configuration.allowedHosts = try AllowedHosts.policy(options.allowHosts, listen: listen, command: spec.name)
         }
-        if !options.quiet {
-            configuration.accessLog = { @Sendable line in errors.line(line) }
-        }
+        configuration.accessLog = try options.log.loggers(label: "serve", context: context, command: spec.name).access
         let server: StorageServer
         do {
             server = try StorageServer(configuration: configuration, host: listen.host, port: listen.port)
