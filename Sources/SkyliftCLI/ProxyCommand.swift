@@ -66,25 +66,9 @@ public enum ProxyCommand: Command {
 
     public static func run(_ invocation: Invocation<Options>, context: CommandContext) async throws -> Int32 {
         let options = invocation.options
-        guard let originText = options.origin else {
-            throw UsageError.invalid(command: spec.name, message: "option '\(Options.name(\.origin))' is required")
-        }
+        let (origin, isS3) = try checkedOrigin(options)
         let s3 = try S3Settings(options.s3, command: spec.name)
         let tls = try options.tls.trust(command: spec.name)
-        let isS3 = S3Settings.isS3(originText)
-        if isS3, options.token.isGiven || options.headers.isGiven {
-            // They would collide with the SigV4 Authorization header and break signatures.
-            throw UsageError.invalid(command: spec.name, message: "options '--token', '--token-file', '--header' and '--header-file' cannot be used with an s3:// origin (requests are signed with the AWS credentials)")
-        }
-        if isS3, (try? S3Location(parsing: originText)) == nil {
-            throw UsageError.badValue(command: spec.name, option: Options.name(\.origin), value: originText,
-                                      expected: "s3://bucket/prefix/ with a valid bucket name")
-        }
-        guard let origin = URL(string: originText), let scheme = origin.scheme?.lowercased(),
-              scheme == "http" || scheme == "https" || isS3, origin.host?.isEmpty == false else {
-            throw UsageError.badValue(command: spec.name, option: Options.name(\.origin), value: Redaction.url(originText),
-                                      expected: "an http://, https:// or s3:// URL")
-        }
         let listen = options.listen ?? defaultListen
         let maxSize = options.maxCacheSize ?? defaultMaxCacheSize
         let allowedHosts = try AllowedHosts.policy(options.allowHosts, listen: listen, command: spec.name)
@@ -126,6 +110,27 @@ public enum ProxyCommand: Command {
         context.errors.line("skylift: signal \(signal), stopping")
         proxy.stop()
         return 0
+    }
+
+    /// `--origin` as a URL, and whether it is an `s3://` one (which takes no token or header options).
+    static func checkedOrigin(_ options: Options) throws(UsageError) -> (url: URL, isS3: Bool) {
+        let option = Options.name(\.origin)
+        guard let text = options.origin else {
+            throw .invalid(command: spec.name, message: "option '\(option)' is required")
+        }
+        let isS3 = S3Settings.isS3(text)
+        if isS3, options.token.isGiven || options.headers.isGiven {
+            // They would collide with the SigV4 Authorization header and break signatures.
+            throw .invalid(command: spec.name, message: "options '--token', '--token-file', '--header' and '--header-file' cannot be used with an s3:// origin (requests are signed with the AWS credentials)")
+        }
+        if isS3, (try? S3Location(parsing: text)) == nil {
+            throw .badValue(command: spec.name, option: option, value: text, expected: "s3://bucket/prefix/ with a valid bucket name")
+        }
+        guard let origin = URL(string: text), let scheme = origin.scheme?.lowercased(),
+              scheme == "http" || scheme == "https" || isS3, origin.host?.isEmpty == false else {
+            throw .badValue(command: spec.name, option: option, value: Redaction.url(text), expected: "an http://, https:// or s3:// URL")
+        }
+        return (origin, isS3)
     }
 
     /// `--header`, `--header-file` and the token (`--token`, `--token-file`, `$SKYLIFT_TOKEN`) as origin

@@ -88,28 +88,10 @@ public enum WatchCommand: Command {
         let output = WatchOutput(context: context, json: given.json)
         let shutdown = ShutdownSignal()
 
-        var server: StorageServer?
-        defer { server?.stop() }
-        let destination: URL
-        let token: String?
         let s3 = try S3Settings(given.s3, command: spec.name)
-        if let to = given.to, S3Settings.isS3(to) {
-            destination = try S3Settings.destination(to, partSize: given.partSize, command: spec.name, option: Options.name(\.to))
-            options.partLength = S3Settings.partLength(given: given.partSize)
-            token = nil
-        } else if let to = given.to {
-            guard let url = URL(string: to), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {
-                throw UsageError.badValue(command: spec.name, option: Options.name(\.to), value: to, expected: "an http(s) URL")
-            }
-            destination = url
-            token = try SecretOptions.token(given.token, environment: context.environment, command: spec.name)
-        } else {
-            let embedded = try EmbeddedCloud.start(context.environment)
-            server = embedded.server
-            destination = embedded.url
-            token = embedded.token
-            output.embedded(store: embedded.store, url: embedded.url, token: embedded.token)
-        }
+        let target = try destination(given, options: &options, output: output, context: context)
+        defer { target.server?.stop() }
+        let (destination, token) = (target.url, target.token)
 
         // S3 needs no discovery: the remote is built from the location and the AWS settings.
         let s3Remote = try given.to.flatMap { S3Settings.isS3($0) ? $0 : nil }
@@ -131,6 +113,39 @@ public enum WatchCommand: Command {
             throw CommandFailure(error.description)
         }
         output.started(dir: dir.path, destination: Redaction.url(destination), state: state.path)
+        try await watch(agent, output: output, shutdown: shutdown)
+        return 0
+    }
+
+    /// Where uploads go: an s3:// or http(s) folder (with its token), or the embedded cloud started here.
+    private struct Destination {
+        var url: URL
+        var token: String?
+        /// The embedded cloud, stopped when the command ends.
+        var server: StorageServer?
+    }
+
+    private static func destination(_ given: Options, options: inout UploadOptions, output: WatchOutput,
+                                    context: CommandContext) throws -> Destination {
+        if let to = given.to, S3Settings.isS3(to) {
+            let url = try S3Settings.destination(to, partSize: given.partSize, command: spec.name, option: Options.name(\.to))
+            options.partLength = S3Settings.partLength(given: given.partSize)
+            return Destination(url: url, token: nil, server: nil)
+        }
+        if let to = given.to {
+            guard let url = URL(string: to), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {
+                throw UsageError.badValue(command: spec.name, option: Options.name(\.to), value: to, expected: "an http(s) URL")
+            }
+            return Destination(url: url, token: try SecretOptions.token(given.token, environment: context.environment, command: spec.name),
+                               server: nil)
+        }
+        let embedded = try EmbeddedCloud.start(context.environment)
+        output.embedded(store: embedded.store, url: embedded.url, token: embedded.token)
+        return Destination(url: embedded.url, token: embedded.token, server: embedded.server)
+    }
+
+    /// Runs `agent` until it has nothing left to do or a signal pauses it, printing its events.
+    private static func watch(_ agent: WatchAgent, output: WatchOutput, shutdown: ShutdownSignal) async throws {
         let printer = Task { for await event in agent.events { output.show(event) } }
         let stopper = Task {
             let number = await shutdown.wait()
@@ -145,7 +160,6 @@ public enum WatchCommand: Command {
             throw CommandFailure(error.description)
         }
         await printer.value
-        return 0
     }
 
     /// `$XDG_STATE_HOME/skylift/watch/<first 16 hex of SHA-256 of DIR>`: one queue per watched folder.
