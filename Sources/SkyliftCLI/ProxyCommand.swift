@@ -121,7 +121,9 @@ public enum ProxyCommand: Command {
         let isS3 = S3Settings.isS3(text)
         if isS3, options.token.isGiven || options.headers.isGiven {
             // They would collide with the SigV4 Authorization header and break signatures.
-            throw .invalid(command: spec.name, message: "options '--token', '--token-file', '--header' and '--header-file' cannot be used with an s3:// origin (requests are signed with the AWS credentials)")
+            let names = [\Options.token.token, \.token.tokenFile, \.headers.headers, \.headers.headerFile].map { "'\(Options.name($0))'" }
+            throw .invalid(command: spec.name, message: "options \(names.dropLast().joined(separator: ", ")) and \(names.last ?? "") "
+                           + "cannot be used with an s3:// origin (requests are signed with the AWS credentials)")
         }
         if isS3, (try? S3Location(parsing: text)) == nil {
             throw .badValue(command: spec.name, option: option, value: text, expected: "s3://bucket/prefix/ with a valid bucket name")

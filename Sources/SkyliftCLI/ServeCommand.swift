@@ -61,12 +61,12 @@ public enum ServeCommand: Command {
 
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: root.path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else { throw CommandFailure("--root \(root.path) is not a directory") }
+            guard isDirectory.boolValue else { throw CommandFailure("\(Options.name(\.root)) \(root.path) is not a directory") }
         } else if rootCreatedByDefault {
             // 0700: the default store holds the user's uploads and its token file sits beside it.
             do { try PrivateFiles.createDirectory(root.path) } catch { throw CommandFailure("cannot create the store: \(error)") }
         } else {
-            throw CommandFailure("--root \(root.path) does not exist")
+            throw CommandFailure("\(Options.name(\.root)) \(root.path) does not exist")
         }
 
         let token: String?

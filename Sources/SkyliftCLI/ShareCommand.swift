@@ -52,7 +52,7 @@ public enum ShareCommand: Command {
         let root = options.root.map { URL(fileURLWithPath: $0) } ?? EmbeddedCloudDefaults(environment: context.environment).store
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw CommandFailure("--root \(root.path) is not a folder")
+            throw CommandFailure("\(Options.name(\.root)) \(root.path) is not a folder")
         }
         let shares: Shares
         do {
@@ -61,7 +61,7 @@ public enum ShareCommand: Command {
         } catch { throw CommandFailure("\(error)") }
 
         if options.list {
-            guard positionals.isEmpty else { throw UsageError.invalid(command: spec.name, message: "--list takes no PATH") }
+            guard positionals.isEmpty else { throw UsageError.invalid(command: spec.name, message: "\(Options.name(\.list)) takes no PATH") }
             let now = Date().timeIntervalSince1970
             for s in try shares.list() {
                 let when = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval(s.expires)))
@@ -70,7 +70,7 @@ public enum ShareCommand: Command {
             return 0
         }
         if let id = options.revoke {
-            guard positionals.isEmpty else { throw UsageError.invalid(command: spec.name, message: "--revoke takes no PATH") }
+            guard positionals.isEmpty else { throw UsageError.invalid(command: spec.name, message: "\(Options.name(\.revoke)) takes no PATH") }
             guard try shares.revoke(id: id) else { throw CommandFailure("no share link with id \(id)") }
             context.output.line("revoked \(id)")
             return 0
