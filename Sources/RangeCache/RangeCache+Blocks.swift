@@ -40,19 +40,7 @@ extension RangeCache {
         // 2. Outside the lock: check unverified blocks, then copy.
         var run = plan.run
         if !plan.unchecked.isEmpty {
-            var good: [Int] = [], bad: [Int] = []
-            let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: configuration.blockSize, alignment: 16)
-            defer { scratch.deallocate() }
-            for (index, sum) in plan.unchecked {
-                let r = blockRange(index, length: entry.length)
-                let view = UnsafeMutableRawBufferPointer(rebasing: scratch[0 ..< Int(r.length)])
-                let n = (try? plan.fd.read(into: view, at: r.offset, path: plan.path)) ?? -1
-                if n == Int(r.length) && BlockChecksum.of(UnsafeRawBufferPointer(view)) == sum {
-                    good.append(index)
-                } else {
-                    bad.append(index)
-                }
-            }
+            let (good, bad) = checkBlocks(plan.unchecked, of: entry, in: plan.fd, path: plan.path)
             let stale = state.withLock { s -> Bool in
                 guard var record = s.records[entry.key.value], record.epoch == entry.epoch else { return true }
                 record.verified.formUnion(good)
@@ -74,6 +62,26 @@ extension RangeCache {
         guard let n = try? plan.fd.read(into: target, at: offset, path: plan.path), n > 0 else { return .missing }
         let intact = state.withLock { s in s.records[entry.key.value]?.epoch == entry.epoch }
         return intact ? .bytes(n) : .stale
+    }
+
+    /// Reads each of `blocks` (index, checksum) from the data file and compares its checksum, outside
+    /// the lock; returns the indexes that passed and those that did not.
+    private func checkBlocks(_ blocks: [(Int, UInt64)], of entry: CacheEntry, in fd: FileDescriptor,
+                             path: String) -> (good: [Int], bad: [Int]) {
+        var good: [Int] = [], bad: [Int] = []
+        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: configuration.blockSize, alignment: 16)
+        defer { scratch.deallocate() }
+        for (index, sum) in blocks {
+            let r = blockRange(index, length: entry.length)
+            let view = UnsafeMutableRawBufferPointer(rebasing: scratch[0 ..< Int(r.length)])
+            let n = (try? fd.read(into: view, at: r.offset, path: path)) ?? -1
+            if n == Int(r.length) && BlockChecksum.of(UnsafeRawBufferPointer(view)) == sum {
+                good.append(index)
+            } else {
+                bad.append(index)
+            }
+        }
+        return (good, bad)
     }
 
     /// Stores block `index` of `entry`. `bytes` must be the whole block (shorter only for the last one).

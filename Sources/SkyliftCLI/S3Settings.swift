@@ -35,7 +35,7 @@ struct S3Settings {
         guard let url = URL(string: text) else {
             throw .badValue(command: command, option: option, value: text, expected: "s3://bucket/prefix/")
         }
-        if let partSize, partSize.bytes < S3Uploader.smallestPartSize {
+        if let partSize, partSize.bytes < S3PartSize.smallest {
             throw .badValue(command: command, option: PartSize.option, value: partSize.text, expected: "at least 5M for an s3:// destination")
         }
         return url
@@ -50,10 +50,12 @@ struct S3Settings {
 
     /// The remote for the `s3://bucket/prefix/` folder `text`, taken literally (not the URL made of it, whose
     /// path is percent-encoded); bad locations and settings become one-line failures.
-    func remote(_ text: String, transport: any HTTPTransport, environment: [String: String]) throws -> S3Remote {
+    func remote(_ text: String, transport: any HTTPTransport, environment: [String: String], partLength: Int64? = nil) throws -> S3Remote {
         do {
-            return try S3Remote.resolve(text, endpoint: endpoint, addressing: addressing, transport: transport,
-                                        environment: environment, home: Self.home(environment))
+            var remote = try S3Remote.resolve(text, endpoint: endpoint, addressing: addressing, transport: transport,
+                                              environment: environment, home: Self.home(environment))
+            remote.partLength = partLength
+            return remote
         } catch let error as S3Error {
             throw CommandFailure(error.description)
         }

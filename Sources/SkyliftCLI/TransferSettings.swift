@@ -13,6 +13,7 @@ struct TransferOptions: CommandOptions {
     var force = false
     var verify = false
     var partSize: PartSize?
+    var parts: Int?
     var tls = ClientTLS()
     var s3 = S3Options()
 
@@ -23,6 +24,7 @@ struct TransferOptions: CommandOptions {
             .flag("--force", help: "upload even when the destination already holds the same content", \.force),
             .flag("--verify", help: "read the object back (or use a server digest) and compare SHA-256", \.verify),
             PartSize.declaration(\.partSize),
+            PartsInFlight.declaration(\.parts),
         ] + ClientTLS.declarations.within(\.tls) + S3Options.declarations.within(\.s3)
 }
 
@@ -38,6 +40,8 @@ struct TransferSettings {
     var s3: S3Settings
     /// The destination as given when it is `s3://`: keys are taken literally, never percent-decoded.
     var s3Location: String?
+    /// `--part-size` for an `s3://` destination (nil: sized to the file).
+    var s3PartLength: Int64?
     /// Where S3 credentials and settings are read from.
     var environment: [String: String]
     /// `--ca-cert` or `--pin-sha256` for HTTPS servers no system CA vouches for.
@@ -66,9 +70,10 @@ struct TransferSettings {
         } else {
             destination = try S3Settings.destination(raw, partSize: given.partSize, command: command, option: option)
             s3Location = raw
+            s3PartLength = given.partSize?.bytes
             partLength = S3Settings.partLength(given: given.partSize)
         }
-        options = UploadOptions(force: given.force, verify: given.verify, partLength: partLength)
+        options = UploadOptions(force: given.force, verify: given.verify, partLength: partLength, parts: PartsInFlight.count(given.parts))
     }
 
     /// Asks the destination what it speaks and returns an uploader for it; errors become one-line failures.
@@ -76,7 +81,7 @@ struct TransferSettings {
         let http = RemoteHTTP(transport: transport, headers: headers)
         do {
             let remote: any Remote = if let s3Location {
-                try s3.remote(s3Location, transport: transport, environment: environment)
+                try s3.remote(s3Location, transport: transport, environment: environment, partLength: s3PartLength)
             } else {
                 try await RemoteDiscovery(http: http, partLength: options.partLength).discover(destination)
             }

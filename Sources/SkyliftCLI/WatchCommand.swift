@@ -13,7 +13,7 @@ public enum WatchCommand: Command {
     public static let spec = CommandSpec(
         name: "watch",
         summary: "upload every file of a folder once it has stopped changing",
-        usage: "watch DIR [--to URL] [--token-file FILE | --token TOKEN] [--settle SECONDS] [--max-wait SECONDS] [--ignore GLOB]... [--jobs N] [--state DIR] [--part-size SIZE] [--json] [--mirror-deletes] [--ca-cert FILE | --pin-sha256 PIN] [--s3-endpoint URL] [--s3-addressing MODE]",
+        usage: "watch DIR [--to URL] [--token-file FILE | --token TOKEN] [--settle SECONDS] [--max-wait SECONDS] [--ignore GLOB]... [--jobs N] [--parts N] [--state DIR] [--part-size SIZE] [--json] [--mirror-deletes] [--ca-cert FILE | --pin-sha256 PIN] [--s3-endpoint URL] [--s3-addressing MODE]",
         details: """
         Watch DIR (recursively) and upload each file once it has been quiet for --settle seconds
         and two checks of its size, mtime and inode agree; DIR/a/b.jpg goes to URL/a/b.jpg.
@@ -42,6 +42,7 @@ public enum WatchCommand: Command {
         var maxWait: Double?
         var ignore: [String] = []
         var jobs: Int?
+        var parts: Int?
         var state: String?
         var partSize: PartSize?
         var json = false
@@ -59,6 +60,7 @@ public enum WatchCommand: Command {
                    \.maxWait, as: .seconds(0...31_536_000)),
             .repeated("--ignore", "GLOB", help: "also ignore matching names (or paths, if GLOB has a /)", \.ignore),
             .value("--jobs", "N", help: "uploads at once (default: 2)", \.jobs, as: .integer(1...64)),
+            PartsInFlight.declaration(\.parts),
             .value("--state", "DIR", help: "queue and resume state (default: $XDG_STATE_HOME/skylift/watch/<id of DIR>)", \.state),
             PartSize.declaration(\.partSize),
             .flag("--json", help: "one JSON object per event on stdout", \.json),
@@ -76,15 +78,10 @@ public enum WatchCommand: Command {
         guard isDirectory.boolValue else { throw CommandFailure("\(dir.path) is not a directory") }
         try given.token.exclusive(\.token, \.tokenFile, command: spec.name)
         let tls = try given.tls.trust(command: spec.name)
-        var options = UploadOptions()
-        if let size = given.partSize { options = UploadOptions(partLength: size.bytes) }
-        let ignore: IgnoreRules
-        do {
-            ignore = try IgnoreRules(given.ignore)
-        } catch {
-            throw UsageError.badValue(command: spec.name, option: Options.name(\.ignore), value: "\(error)", expected: "a glob")
-        }
+        var options = UploadOptions(parts: PartsInFlight.count(given.parts))
+        if let size = given.partSize { options.partLength = size.bytes }
         let state = given.state.map { URL(fileURLWithPath: $0) } ?? defaultState(for: dir, context.environment)
+        let configuration = try agentConfiguration(given, dir: dir, state: state)
         let output = WatchOutput(context: context, json: given.json)
         let shutdown = ShutdownSignal()
 
@@ -95,19 +92,16 @@ public enum WatchCommand: Command {
 
         // S3 needs no discovery: the remote is built from the location and the AWS settings.
         let s3Remote = try given.to.flatMap { S3Settings.isS3($0) ? $0 : nil }
-            .map { try s3.remote($0, transport: makeDefaultTransport(tls: tls), environment: context.environment) }
+            .map { try s3.remote($0, transport: makeDefaultTransport(tls: tls), environment: context.environment, partLength: given.partSize?.bytes) }
         let agent: WatchAgent
         do {
             let uploader: EngineUploader
             if let s3Remote {
-                uploader = EngineUploader(uploader: Uploader(remote: s3Remote, store: ResumeStore(directory: state), options: options))
+                uploader = EngineUploader(remote: s3Remote, options: options)
             } else {
-                uploader = try await EngineUploader.connect(to: destination, token: token, stateDirectory: state,
+                uploader = try await EngineUploader.connect(to: destination, token: token,
                                                             transport: makeDefaultTransport(tls: tls), options: options)
             }
-            let configuration = WatchAgentConfiguration(
-                watch: WatchConfiguration(root: dir, settle: given.settle ?? 2, maxWait: given.maxWait ?? 60, ignore: ignore),
-                stateDirectory: state, jobs: given.jobs ?? 2, mirrorDeletes: given.mirrorDeletes)
             agent = try WatchAgent(configuration: configuration, uploader: uploader)
         } catch {
             throw CommandFailure(error.description)
@@ -142,6 +136,18 @@ public enum WatchCommand: Command {
         let embedded = try EmbeddedCloud.start(context.environment)
         output.embedded(store: embedded.store, url: embedded.url, token: embedded.token)
         return Destination(url: embedded.url, token: embedded.token, server: embedded.server)
+    }
+
+    /// `--settle`, `--max-wait`, `--ignore`, `--jobs` and `--mirror-deletes` for the agent watching `dir`.
+    private static func agentConfiguration(_ given: Options, dir: URL, state: URL) throws(UsageError) -> WatchAgentConfiguration {
+        let ignore: IgnoreRules
+        do {
+            ignore = try IgnoreRules(given.ignore)
+        } catch {
+            throw .badValue(command: spec.name, option: Options.name(\.ignore), value: "\(error)", expected: "a glob")
+        }
+        return WatchAgentConfiguration(watch: WatchConfiguration(root: dir, settle: given.settle ?? 2, maxWait: given.maxWait ?? 60, ignore: ignore),
+                                       stateDirectory: state, jobs: given.jobs ?? 2, mirrorDeletes: given.mirrorDeletes)
     }
 
     /// Runs `agent` until it has nothing left to do or a signal pauses it, printing its events.
