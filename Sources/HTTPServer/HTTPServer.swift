@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Foundation
+import SkyliftCore
 import Synchronization
 
 /// An HTTP/1.1 server on libmicrohttpd, one thread per connection, connections kept open between requests.
@@ -26,14 +27,15 @@ public final class HTTPServer: Sendable {
         public var connectionLimit: Int
         /// Seconds a connection may sit idle, between requests or within one, before it is closed.
         public var idleTimeout: Int
-        /// Receives one line per finished request; nil for none. Lines never hold header values or queries.
-        public var accessLog: (@Sendable (String) -> Void)?
+        /// The access log: one line per finished request at `info`, built only when that level is enabled.
+        /// Lines never hold header values or queries.
+        public var accessLog: Logger
         /// Certificate and key to speak HTTPS with; nil for plain HTTP.
         public var tls: TLSIdentity?
 
         public init(host: String = "127.0.0.1", port: UInt16 = 0, connectionMemory: Int = 32 * 1024,
                     connectionLimit: Int = 1024, idleTimeout: Int = 120,
-                    accessLog: (@Sendable (String) -> Void)? = nil, tls: TLSIdentity? = nil) {
+                    accessLog: Logger = .disabled(label: "access"), tls: TLSIdentity? = nil) {
             self.host = host
             self.port = port
             self.connectionMemory = connectionMemory

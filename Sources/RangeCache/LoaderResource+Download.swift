@@ -49,11 +49,11 @@ extension LoaderResource {
                 if progressed { attempts = 1 }
                 let retriable = (error as? RangeOriginError)?.status.map { $0 >= 500 } ?? true
                 if retriable && configuration.retry.allowsAnother(after: attempts) {
-                    configuration.log("origin: retrying \(display) after: \(error)")
+                    configuration.logger.info("origin: retrying \(display) after: \(error)")
                     try? await Task.sleep(for: .seconds(configuration.retry.delay(beforeRetry: attempts)))
                     continue
                 }
-                configuration.log("origin: download of \(display) failed: \(error)")
+                configuration.logger.error("origin: download of \(display) failed: \(error)")
                 fail(id, error: error)
                 return
             }
@@ -112,7 +112,7 @@ extension LoaderResource {
             guard var d = s.downloads[id], s.generation == generation else { return false }
             if !stored {
                 if !s.uncachedLogged, let problem {
-                    configuration.log("cache: cannot store \(display) (\(problem)); serving it without caching")
+                    configuration.logger.warning("cache: cannot store \(display) (\(problem)); serving it without caching")
                     s.uncachedLogged = true
                 }
                 keepInMemory(&s, index, bytes)

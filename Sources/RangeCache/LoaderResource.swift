@@ -61,7 +61,7 @@ final class LoaderResource: Sendable {
                 return RangeResource(resource: self, generation: s.generation, info: known)
             }
             if s.info != nil {
-                configuration.log("origin changed: \(display); dropping cached ranges and starting over")
+                configuration.logger.notice("origin changed: \(display); dropping cached ranges and starting over")
                 wake = endGeneration(&s, error: RangeOriginError.changed(url: display))
             }
             s.info = fresh
@@ -76,7 +76,7 @@ final class LoaderResource: Sendable {
         do {
             return try cache.prepare(key, info: info)
         } catch {
-            configuration.log("cache: cannot cache \(display) (\(error)); serving it without caching")
+            configuration.logger.warning("cache: cannot cache \(display) (\(error)); serving it without caching")
             return nil
         }
     }

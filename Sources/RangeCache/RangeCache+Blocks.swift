@@ -34,7 +34,7 @@ extension RangeCache {
                 guard var record = s.records[entry.key.value], record.epoch == entry.epoch else { return true }
                 record.verified.formUnion(good)
                 for index in bad {
-                    configuration.log("cache: block \(index) of \(entry.key) failed its checksum; fetching it again")
+                    configuration.logger.warning("cache: block \(index) of \(entry.key) failed its checksum; fetching it again")
                     dropBlockLocked(&s, &record, index)
                 }
                 s.records[entry.key.value] = record
@@ -218,7 +218,7 @@ extension RangeCache {
         if let fd = record.fd { return fd }
         let path = resourcesPath + "/" + record.name + ".data"
         guard let fd = try? FileDescriptor.open(path, .readWrite) else {
-            configuration.log("cache: cannot open \(path)")
+            configuration.logger.error("cache: cannot open \(path)")
             return nil
         }
         record.fd = fd

@@ -5,13 +5,13 @@ import SkyliftSystem
 // Loading, committing, removing and evicting: the parts that touch the directory layout.
 extension RangeCache {
     /// Rebuilds `resources/` when the directory's format line is missing or from another version.
-    static func checkFormat(directory: String, resources: String, log: @Sendable (String) -> Void) throws {
+    static func checkFormat(directory: String, resources: String, logger: Logger) throws {
         let formatPath = directory + "/FORMAT"
         let fm = FileManager.default
         let current = (try? String(contentsOfFile: formatPath, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
         if current != formatLine {
             if fm.fileExists(atPath: resources) {
-                log("cache: \(directory) has format \(current ?? "unknown"); rebuilding it")
+                logger.notice("cache: \(directory) has format \(current ?? "unknown"); rebuilding it")
                 try? fm.removeItem(atPath: resources)
             }
             do {
@@ -39,14 +39,14 @@ extension RangeCache {
             guard let bytes = fm.contents(atPath: mapPath).map(Array.init), let map = ResourceMap(decoding: bytes),
                   map.metadata.blockSize == configuration.blockSize, (0...Self.maxResourceLength).contains(map.metadata.length),
                   name == fileName(for: CacheKey(normalized: map.metadata.key)) else {
-                configuration.log("cache: dropping damaged entry \(mapPath)")
+                configuration.logger.warning("cache: dropping damaged entry \(mapPath)")
                 continue
             }
             let blockCount = (map.metadata.length + Int64(configuration.blockSize) - 1) / Int64(configuration.blockSize)
             guard map.blocks.keys.allSatisfy({ $0 >= 0 && Int64($0) < blockCount }),
                   let fd = try? FileDescriptor.open(dataPath, .readWrite),
                   (try? fd.status(path: dataPath).size) == map.metadata.length else {
-                configuration.log("cache: dropping inconsistent entry \(mapPath)")
+                configuration.logger.warning("cache: dropping inconsistent entry \(mapPath)")
                 continue
             }
             state.nextEpoch += 1
@@ -79,7 +79,7 @@ extension RangeCache {
                 try job.fd?.syncData(path: base + ".data")
                 try AtomicFile.replace(base + ".map", with: job.bytes, temporary: base + ".map.tmp")
             } catch {
-                configuration.log("cache: cannot save the map of \(CacheKey(normalized: key)): \(mapped(error))")
+                configuration.logger.error("cache: cannot save the map of \(CacheKey(normalized: key)): \(mapped(error))")
                 return
             }
             let removed = state.withLock { s -> Bool in
@@ -99,7 +99,7 @@ extension RangeCache {
         guard var record = s.records[key], record.dirty else { return nil }
         let bytes: [UInt8]
         do { bytes = try record.map.encoded() } catch {
-            configuration.log("cache: cannot save the map of \(CacheKey(normalized: key)): \(error)")
+            configuration.logger.error("cache: cannot save the map of \(CacheKey(normalized: key)): \(error)")
             return nil
         }
         s.nextPin += 1
@@ -145,7 +145,7 @@ extension RangeCache {
         if s.size + bytes <= limit { return true }
         let order = s.records.sorted { $0.value.map.metadata.lastAccess < $1.value.map.metadata.lastAccess }.map(\.key)
         for key in order where key != sparing && s.records[key]?.pins.isEmpty == true {
-            configuration.log("cache: evicting \(CacheKey(normalized: key))")
+            configuration.logger.debug("cache: evicting \(CacheKey(normalized: key))")
             removeLocked(&s, key: key)
             if s.size + bytes <= limit { return true }
         }

@@ -29,16 +29,17 @@ public final class RangeCache: Sendable {
         public var blockSize: Int
         /// Bytes written to one resource before its map is flushed to disk.
         public var commitInterval: Int64
-        /// Receives warnings (damaged entries dropped, write failures). Lines hold paths, never queries.
-        public var log: @Sendable (String) -> Void
+        /// Warnings and errors (damaged entries dropped, write failures), evictions at `debug`. Lines hold
+        /// paths, never queries.
+        public var logger: Logger
 
         public init(directory: URL, maxSize: Int64 = 2 << 30, blockSize: Int = 64 * 1024,
-                    commitInterval: Int64 = 8 << 20, log: @escaping @Sendable (String) -> Void = { _ in }) {
+                    commitInterval: Int64 = 8 << 20, logger: Logger = .disabled(label: "cache")) {
             self.directory = directory
             self.maxSize = maxSize
             self.blockSize = blockSize
             self.commitInterval = commitInterval
-            self.log = log
+            self.logger = logger
         }
     }
 
@@ -70,7 +71,7 @@ public final class RangeCache: Sendable {
         resourcesPath = dir + "/resources"
         var loaded = State()
         do {
-            try Self.checkFormat(directory: dir, resources: resourcesPath, log: configuration.log)
+            try Self.checkFormat(directory: dir, resources: resourcesPath, logger: configuration.logger)
             loaded = Self.load(resources: resourcesPath, configuration: configuration)
         } catch {
             lockDescriptor.close()

@@ -39,14 +39,14 @@ public final class RangeLoader: Sendable {
         public var maxIdleResources: Int
         /// Seconds an idle resource is kept at most.
         public var idleResourceTimeout: Double
-        /// Receives one line per notable event. Lines carry URLs without queries, never header values.
-        public var log: @Sendable (String) -> Void
+        /// One line per notable event. Lines carry URLs without queries, never header values.
+        public var logger: Logger
 
         public init(droppedQueryParameters: Set<String> = [], initialWindow: Int64 = 1 << 20,
                     maxWindow: Int64 = 32 << 20, lookAhead: Int64 = 1 << 20, revalidateAfter: Double = 5,
                     memoryFallback: Int64 = 32 << 20, retry: RetryPolicy = RetryPolicy(maxAttempts: 3, baseDelay: 0.1, maxDelay: 1),
                     maxIdleResources: Int = 1024, idleResourceTimeout: Double = 600,
-                    log: @escaping @Sendable (String) -> Void = { _ in }) {
+                    logger: Logger = .disabled(label: "loader")) {
             self.droppedQueryParameters = droppedQueryParameters
             self.initialWindow = initialWindow
             self.maxWindow = maxWindow
@@ -56,7 +56,7 @@ public final class RangeLoader: Sendable {
             self.retry = retry
             self.maxIdleResources = maxIdleResources
             self.idleResourceTimeout = idleResourceTimeout
-            self.log = log
+            self.logger = logger
         }
     }
 

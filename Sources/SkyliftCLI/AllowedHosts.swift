@@ -2,18 +2,21 @@ import SkyliftCore
 
 /// `--allow-host NAME` (repeatable) of `proxy` and `serve`: the `Host` names answered besides loopback ones.
 enum AllowedHosts {
-    static func option(_ help: String) -> OptionSpec {
-        OptionSpec("--allow-host", "NAME", help: help, repeatable: true)
+    /// The one declaration of `--allow-host`, stored at `key`; each command words its help.
+    static func declaration<Options>(help: String, _ key: WritableKeyPath<Options, [String]> & Sendable) -> OptionDeclaration<Options> {
+        .repeated(option, "NAME", help: help, key)
     }
+
+    static let option = "--allow-host"
 
     /// The policy: loopback, every `--allow-host` name, and the listen address itself when it is one
     /// specific address (clients that reach it by that address are not a rebinding page: such a page
     /// would carry its own name). Wildcards (`0.0.0.0`, `::`) admit nothing by themselves.
-    static func policy(_ arguments: ParsedArguments, listen: ListenAddress, command: String) throws(UsageError) -> HostPolicy {
+    static func policy(_ allowed: [String], listen: ListenAddress, command: String) throws(UsageError) -> HostPolicy {
         var names: [String] = []
-        for given in arguments.all("--allow-host") {
+        for given in allowed {
             guard HostPolicy.normalizedName(given) != nil else {
-                throw .badValue(command: command, option: "--allow-host", value: given, expected: "a host name or IP address without a port")
+                throw .badValue(command: command, option: option, value: given, expected: "a host name or IP address without a port")
             }
             names.append(given)
         }

@@ -2,10 +2,44 @@ import Foundation
 
 /// A `skylift` subcommand.
 public protocol Command {
+    /// The command's options, declared once; `spec.options` is `Options.specs`.
+    associatedtype Options: CommandOptions
     /// What the command accepts; drives parsing and `--help`.
     static var spec: CommandSpec { get }
-    /// Runs with parsed arguments; returns the process exit status.
-    static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> Int32
+    /// Runs with the typed command line; returns the process exit status.
+    static func run(_ invocation: Invocation<Options>, context: CommandContext) async throws -> Int32
+}
+
+extension Command {
+    /// Types `arguments` (already checked against `spec`) into `Options` and runs.
+    static func run(parsed arguments: ParsedArguments, context: CommandContext) async throws -> Int32 {
+        try await run(Invocation(arguments), context: context)
+    }
+
+    /// Checks that `arguments` hold values this command accepts, as running it would, without running it.
+    static func check(_ arguments: ParsedArguments) throws(UsageError) {
+        _ = try Options(arguments)
+    }
+}
+
+/// A command line typed for one command: its options and positional arguments.
+public struct Invocation<Options: CommandOptions>: Sendable {
+    public var options: Options
+    public var positionals: [String]
+    /// The arguments after `CommandSpec.passThroughAfter` positionals, untouched.
+    public var passedThrough: [String]
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        options = try Options(arguments)
+        positionals = arguments.positionals
+        passedThrough = arguments.passedThrough
+    }
+}
+
+/// The options of a command that takes none.
+public struct NoOptions: CommandOptions {
+    public init() {}
+    public static var declarations: [OptionDeclaration<NoOptions>] { [] }
 }
 
 /// The world a command runs in: environment and output, injected so tests can capture them.

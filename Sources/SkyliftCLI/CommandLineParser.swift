@@ -96,7 +96,8 @@ public struct CommandSpec: Sendable {
     }
 }
 
-/// Arguments after parsing, with typed accessors that report bad values by flag name.
+/// A command line split into options and positional arguments, checked against a `CommandSpec` but not yet
+/// typed: commands receive their `CommandOptions` struct (see `Invocation`), never this.
 public struct ParsedArguments: Sendable {
     public let command: String
     public private(set) var values: [String: [String]] = [:]
@@ -108,34 +109,12 @@ public struct ParsedArguments: Sendable {
 
     init(command: String) { self.command = command }
 
-    public func flag(_ name: String) -> Bool { flags.contains(name) }
-    public func value(_ name: String) -> String? { values[name]?.last }
-    public func all(_ name: String) -> [String] { values[name] ?? [] }
-
-    /// An integer option within `range`, or nil when absent.
-    public func integer(_ name: String, in range: ClosedRange<Int>) throws(UsageError) -> Int? {
-        guard let raw = value(name) else { return nil }
-        guard let v = Int(raw), range.contains(v) else {
-            throw .badValue(command: command, option: name, value: raw, expected: "a whole number from \(range.lowerBound) to \(range.upperBound)")
-        }
-        return v
-    }
-
-    /// A duration in seconds (fractions allowed) within `range`, or nil when absent.
-    public func seconds(_ name: String, in range: ClosedRange<Double>) throws(UsageError) -> Double? {
-        guard let raw = value(name) else { return nil }
-        let trimmed = raw.hasSuffix("s") ? String(raw.dropLast()) : raw
-        guard let v = Double(trimmed), v.isFinite, range.contains(v) else {
-            throw .badValue(command: command, option: name, value: raw, expected: "seconds from \(range.lowerBound) to \(range.upperBound)")
-        }
-        return v
-    }
-
-    /// Fails when more than one of `names` was given.
-    public func exclusive(_ names: [String]) throws(UsageError) {
-        let given = names.filter { values[$0] != nil || flags.contains($0) }
-        if given.count > 1 { throw .conflicting(command: command, options: given) }
-    }
+    /// Whether the flag `option` was given.
+    public func flag(_ option: String) -> Bool { flags.contains(option) }
+    /// Every value given to `option`, in order.
+    public func all(_ option: String) -> [String] { values[option] ?? [] }
+    /// Whether `option` (a flag or an option with values) was given.
+    public func isGiven(_ option: String) -> Bool { flags.contains(option) || values[option] != nil }
 
     fileprivate mutating func add(_ name: String, _ value: String) { values[name, default: []].append(value) }
     fileprivate mutating func set(_ name: String) { flags.insert(name) }
@@ -222,7 +201,7 @@ public func parseArguments(_ arguments: [String], for spec: CommandSpec) throws(
             value = arguments[index]
             index += 1
         }
-        if !option.repeatable && parsed.value(name) != nil { throw .repeated(command: spec.name, option: name) }
+        if !option.repeatable && parsed.values[name] != nil { throw .repeated(command: spec.name, option: name) }
         parsed.add(name, value)
     }
     if !parsed.helpRequested && !spec.positionals.contains(parsed.positionals.count) {

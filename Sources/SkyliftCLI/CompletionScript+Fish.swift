@@ -3,26 +3,7 @@ extension CompletionScript {
     /// or for `service install CMD`, the command installed) and `__skylift_positional CMD N` (the cursor is
     /// at CMD's positional N, counting the last one as repeating).
     var fish: String {
-        var takesValue: [String] = []
-        var lines = ["complete -c skylift -f"]
-        for option in Self.globalOptions {
-            lines.append("complete -c skylift -n '__skylift_is \"\"' -l \(option.name.dropFirst(2)) -d \(fishQuoted(option.help))")
-        }
-        for spec in commands {
-            lines.append("complete -c skylift -n '__skylift_is \"\"' -a \(spec.name) -d \(fishQuoted(spec.summary))")
-            for option in spec.allOptions {
-                var line = "complete -c skylift -n '__skylift_is \(spec.name)' -l \(option.name.dropFirst(2))"
-                if option.valueName != nil {
-                    takesValue.append(fishQuoted("\(spec.name) \(option.name)"))
-                    line += " " + fishValue(option.valueCompletion)
-                }
-                lines.append(line + " -d " + fishQuoted(option.help))
-            }
-            for (index, completion) in spec.positionalCompletions.enumerated() where completion != .none {
-                let position = index == spec.positionalCompletions.count - 1 ? "\(index)+" : "\(index)"
-                lines.append("complete -c skylift -n '__skylift_positional \(spec.name) \(position)' \(fishValue(completion))")
-            }
-        }
+        let (lines, takesValue) = fishCompletions()
         let passThrough = commands.compactMap { spec in
             spec.passThroughAfter.map { "if test \"$cmd\" = \(spec.name); and test $npos -eq \($0); set cmd $w; set npos 0; end" }
         }
@@ -59,6 +40,15 @@ extension CompletionScript {
             printf '%s\\n' "$cmd" $npos $expect
         end
 
+        \(Self.fishMatchers)
+
+        \(lines.joined(separator: "\n"))
+
+        """
+    }
+
+    /// `__skylift_is` and `__skylift_positional`, the guards of the `complete` lines; they read `__skylift_state`.
+    private static let fishMatchers = """
         function __skylift_is
             set -l state (__skylift_state)
             test "$state[1]" = "$argv[1]"
@@ -74,10 +64,32 @@ extension CompletionScript {
                 test $state[2] -eq $want
             end
         end
-
-        \(lines.joined(separator: "\n"))
-
         """
+
+    /// The `complete` lines for every command, option and positional, and the `CMD --option` pairs whose
+    /// option takes a value (quoted for `__skylift_takes_value`).
+    private func fishCompletions() -> (lines: [String], takesValue: [String]) {
+        var takesValue: [String] = []
+        var lines = ["complete -c skylift -f"]
+        for option in Self.globalOptions {
+            lines.append("complete -c skylift -n '__skylift_is \"\"' -l \(option.name.dropFirst(2)) -d \(fishQuoted(option.help))")
+        }
+        for spec in commands {
+            lines.append("complete -c skylift -n '__skylift_is \"\"' -a \(spec.name) -d \(fishQuoted(spec.summary))")
+            for option in spec.allOptions {
+                var line = "complete -c skylift -n '__skylift_is \(spec.name)' -l \(option.name.dropFirst(2))"
+                if option.valueName != nil {
+                    takesValue.append(fishQuoted("\(spec.name) \(option.name)"))
+                    line += " " + fishValue(option.valueCompletion)
+                }
+                lines.append(line + " -d " + fishQuoted(option.help))
+            }
+            for (index, completion) in spec.positionalCompletions.enumerated() where completion != .none {
+                let position = index == spec.positionalCompletions.count - 1 ? "\(index)+" : "\(index)"
+                lines.append("complete -c skylift -n '__skylift_positional \(spec.name) \(position)' \(fishValue(completion))")
+            }
+        }
+        return (lines, takesValue)
     }
 
     private func fishValue(_ completion: ValueCompletion) -> String {

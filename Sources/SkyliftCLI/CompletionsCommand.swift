@@ -8,7 +8,7 @@ public enum CompletionsCommand: Command {
         Print a completion script for the shell, generated from the same option lists as --help:
         commands, every option, folders for DIR, files for FILE, and fixed choices.
         """,
-        options: [],
+        options: Options.specs,
         positionals: 1...1,
         positionalCompletions: [.words(CompletionScript.Shell.allCases.map(\.rawValue))],
         examples: [
@@ -17,8 +17,10 @@ public enum CompletionsCommand: Command {
             "skylift completions fish > ~/.config/fish/completions/skylift.fish",
         ])
 
-    public static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> Int32 {
-        let name = arguments.positionals[0]
+    public typealias Options = NoOptions
+
+    public static func run(_ invocation: Invocation<Options>, context: CommandContext) async throws -> Int32 {
+        let name = invocation.positionals[0]
         guard let shell = CompletionScript.Shell(rawValue: name) else {
             throw UsageError.badValue(command: spec.name, option: "SHELL", value: name, expected: "bash, zsh or fish")
         }

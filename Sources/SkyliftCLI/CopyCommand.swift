@@ -16,10 +16,7 @@ public enum CopyCommand: Command {
         for a multipart upload). Bytes go from source to destination as they are read; nothing
         is stored locally. Resumable like upload.
         """,
-        options: [
-            OptionSpec("--source-header", "'NAME: VALUE'", help: "send this header with every request to SOURCE", repeatable: true),
-            OptionSpec("--cancel", help: "abort the unfinished copy of SOURCE to DEST instead of copying"),
-        ] + TransferSettings.optionSpecs,
+        options: Options.specs,
         positionals: 2...2,
         positionalCompletions: [.files, .none],
         examples: [
@@ -28,12 +25,26 @@ public enum CopyCommand: Command {
             "skylift copy s3://media/raw/clip.mp4 s3://archive/2026/ --s3-endpoint http://127.0.0.1:9000",
         ])
 
-    public static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> Int32 {
-        let source = arguments.positionals[0], dest = arguments.positionals[1]
-        let settings = try TransferSettings(arguments, destination: dest, context: context, command: spec.name)
+    public struct Options: CommandOptions {
+        var sourceHeaders: [String] = []
+        var cancel = false
+        var transfer = TransferOptions()
+
+        public init() {}
+
+        public static let declarations: [OptionDeclaration<Options>] = [
+            .repeated("--source-header", "'NAME: VALUE'", help: "send this header with every request to SOURCE", \.sourceHeaders),
+            .flag("--cancel", help: "abort the unfinished copy of SOURCE to DEST instead of copying", \.cancel),
+        ] + TransferOptions.declarations.within(\.transfer)
+    }
+
+    public static func run(_ invocation: Invocation<Options>, context: CommandContext) async throws -> Int32 {
+        let options = invocation.options
+        let source = invocation.positionals[0], dest = invocation.positionals[1]
+        let settings = try TransferSettings(options.transfer, jobs: 1, destination: dest, option: "DEST", context: context, command: spec.name)
         let transport = makeDefaultTransport(tls: settings.tls)
-        let sourceHeaders = try SecretOptions.fields(arguments.all("--source-header"), option: "--source-header", command: spec.name)
-        if arguments.flag("--cancel") {
+        let sourceHeaders = try SecretOptions.fields(options.sourceHeaders, option: Options.name(\.sourceHeaders), command: spec.name)
+        if options.cancel {
             let target: (label: String, source: String, name: String)
             if S3Settings.isS3(source) {
                 let (url, name) = try S3Settings.objectURL(source, command: spec.name, option: "SOURCE")

@@ -10,7 +10,7 @@ public struct ListenAddress: Equatable, Sendable, CustomStringConvertible {
 
     /// Parses `127.0.0.1:8421`, `[::1]:8421`, `localhost:0`; `option` names the flag in errors.
     public init(parsing text: String, option: String, command: String) throws(UsageError) {
-        let bad = UsageError.badValue(command: command, option: option, value: text, expected: "HOST:PORT, e.g. 127.0.0.1:8421 or [::1]:8421")
+        let bad = UsageError.badValue(command: command, option: option, value: text, expected: Self.form)
         var hostPart: Substring
         var portPart: Substring
         if text.hasPrefix("[") {
@@ -26,6 +26,14 @@ public struct ListenAddress: Equatable, Sendable, CustomStringConvertible {
         self.host = String(hostPart)
         self.port = port
     }
+
+    /// The parser of `--listen` values, so each command's declaration checks them alike.
+    static var parser: ValueParser<ListenAddress> {
+        ValueParser(expected: form) { text in try? ListenAddress(parsing: text, option: "", command: "") }
+    }
+
+    /// What a listen address looks like, for messages.
+    static let form = "HOST:PORT, e.g. 127.0.0.1:8421 or [::1]:8421"
 
     public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 }

@@ -10,7 +10,7 @@ public enum ProxyCommand: Command {
     public static let spec = CommandSpec(
         name: "proxy",
         summary: "play cloud media in any player through a local caching proxy",
-        usage: "proxy --origin URL [--token-file FILE | --token TOKEN] [--header-file FILE] [--header 'NAME: VALUE']... [--listen HOST:PORT] [--allow-host NAME]... [--cache-dir DIR] [--max-cache-size SIZE] [--drop-query NAME]... [--quiet] [--ca-cert FILE | --pin-sha256 PIN] [--s3-endpoint URL] [--s3-addressing MODE]",
+        usage: "proxy --origin URL [--token-file FILE | --token TOKEN] [--header-file FILE] [--header 'NAME: VALUE']... [--listen HOST:PORT] [--allow-host NAME]... [--cache-dir DIR] [--max-cache-size SIZE] [--drop-query NAME]... [--quiet | --verbose] [--ca-cert FILE | --pin-sha256 PIN] [--s3-endpoint URL] [--s3-addressing MODE]",
         details: """
         Serve GET http://LISTEN/<path> from <origin>/<path>, adding the origin's headers
         (a token) so players that cannot send them can play the local URL. Byte ranges
@@ -23,19 +23,7 @@ public enum ProxyCommand: Command {
         cannot read the origin by DNS rebinding; paths with '..', '.' or an encoded '/' are
         refused (400), so every request stays under the origin's prefix.
         """,
-        options: [
-            OptionSpec("--origin", "URL", help: "base URL of the cloud files (http, https or s3://bucket/prefix/)"),
-            OptionSpec("--header", "'NAME: VALUE'", help: "header sent to the origin", repeatable: true),
-            SecretOptions.headerFileOption,
-            OptionSpec("--token", "TOKEN", help: "send 'Authorization: Bearer TOKEN' to the origin (default: $SKYLIFT_TOKEN)"),
-            SecretOptions.tokenFileOption,
-            OptionSpec("--listen", "HOST:PORT", help: "address to listen on (default: 127.0.0.1:8422)"),
-            AllowedHosts.option("also answer requests whose Host is NAME (default: loopback only)"),
-            OptionSpec("--cache-dir", "DIR", help: "cache folder (default: $XDG_CACHE_HOME/skylift)"),
-            OptionSpec("--max-cache-size", "SIZE", help: "cache size limit, e.g. 500M, 2G (default: 2G)"),
-            OptionSpec("--drop-query", "NAME", help: "query parameter left out of cache keys", repeatable: true),
-            OptionSpec("--quiet", help: "no request log on stderr"),
-        ] + ClientTLS.options + S3Settings.optionSpecs,
+        options: Options.specs,
         examples: [
             "skylift proxy --origin http://127.0.0.1:8421/dav --token-file ~/.local/share/skylift/store.token",
             "ffplay http://127.0.0.1:8422/movies/trip.mp4",
@@ -45,50 +33,53 @@ public enum ProxyCommand: Command {
     public static let defaultListen = ListenAddress(host: "127.0.0.1", port: 8422)
     public static let defaultMaxCacheSize: Int64 = 2 << 30
 
-    public static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> Int32 {
-        guard let originText = arguments.value("--origin") else {
-            throw UsageError.invalid(command: spec.name, message: "option '--origin' is required")
-        }
-        let s3 = try S3Settings(arguments, command: spec.name)
-        let tls = try ClientTLS.trust(arguments, command: spec.name)
-        let isS3 = S3Settings.isS3(originText)
-        if isS3, SecretOptions.tokenGiven(arguments) || !arguments.all("--header").isEmpty || arguments.value("--header-file") != nil {
-            // They would collide with the SigV4 Authorization header and break signatures.
-            throw UsageError.invalid(command: spec.name, message: "options '--token', '--token-file', '--header' and '--header-file' cannot be used with an s3:// origin (requests are signed with the AWS credentials)")
-        }
-        if isS3, (try? S3Location(parsing: originText)) == nil {
-            throw UsageError.badValue(command: spec.name, option: "--origin", value: originText, expected: "s3://bucket/prefix/ with a valid bucket name")
-        }
-        guard let origin = URL(string: originText), let scheme = origin.scheme?.lowercased(),
-              scheme == "http" || scheme == "https" || isS3, origin.host?.isEmpty == false else {
-            throw UsageError.badValue(command: spec.name, option: "--origin", value: Redaction.url(originText),
-                                      expected: "an http://, https:// or s3:// URL")
-        }
-        let listen = try arguments.value("--listen").map { v throws(UsageError) in
-            try ListenAddress(parsing: v, option: "--listen", command: spec.name)
-        } ?? defaultListen
-        var maxSize = defaultMaxCacheSize
-        if let text = arguments.value("--max-cache-size") {
-            guard let size = ByteCount.parse(text), size >= 1 << 20 else {
-                throw UsageError.badValue(command: spec.name, option: "--max-cache-size", value: text,
-                                          expected: "a size of at least 1M, e.g. 500M or 2G")
-            }
-            maxSize = size
-        }
-        let allowedHosts = try AllowedHosts.policy(arguments, listen: listen, command: spec.name)
-        let headers = isS3 ? HTTPHeaders() : try originHeaders(arguments, environment: context.environment)
-        let cacheDir = arguments.value("--cache-dir").map { URL(fileURLWithPath: $0) } ?? defaultCacheDirectory(context.environment)
+    public struct Options: CommandOptions {
+        var origin: String?
+        var headers = HeaderOptions()
+        var token = TokenOptions()
+        var listen: ListenAddress?
+        var allowHosts: [String] = []
+        var cacheDirectory: String?
+        var maxCacheSize: Int64?
+        var dropQuery: [String] = []
+        var log = LogOptions()
+        var tls = ClientTLS()
+        var s3 = S3Options()
+
+        public init() {}
+
+        public static let declarations: [OptionDeclaration<Options>] = [
+            .value("--origin", "URL", help: "base URL of the cloud files (http, https or s3://bucket/prefix/)", \.origin),
+        ] + HeaderOptions.declarations.help(\.headers, "header sent to the origin").within(\.headers)
+            + TokenOptions.declarations.help(\.token, "send 'Authorization: Bearer TOKEN' to the origin (default: $SKYLIFT_TOKEN)")
+            .within(\.token) + [
+                .value("--listen", "HOST:PORT", help: "address to listen on (default: 127.0.0.1:8422)", \.listen, as: ListenAddress.parser),
+                AllowedHosts.declaration(help: "also answer requests whose Host is NAME (default: loopback only)", \.allowHosts),
+                .value("--cache-dir", "DIR", help: "cache folder (default: $XDG_CACHE_HOME/skylift)", \.cacheDirectory),
+                .value("--max-cache-size", "SIZE", help: "cache size limit, e.g. 500M, 2G (default: 2G)", \.maxCacheSize,
+                       as: ValueParser(expected: "a size of at least 1M, e.g. 500M or 2G") { text in
+                           ByteCount.parse(text).flatMap { $0 >= 1 << 20 ? $0 : nil }
+                       }),
+                .repeated("--drop-query", "NAME", help: "query parameter left out of cache keys", \.dropQuery),
+            ] + LogOptions.declarations.within(\.log) + ClientTLS.declarations.within(\.tls) + S3Options.declarations.within(\.s3)
+    }
+
+    public static func run(_ invocation: Invocation<Options>, context: CommandContext) async throws -> Int32 {
+        let options = invocation.options
+        let (origin, isS3) = try checkedOrigin(options)
+        let s3 = try S3Settings(options.s3, command: spec.name)
+        let tls = try options.tls.trust(command: spec.name)
+        let listen = options.listen ?? defaultListen
+        let maxSize = options.maxCacheSize ?? defaultMaxCacheSize
+        let allowedHosts = try AllowedHosts.policy(options.allowHosts, listen: listen, command: spec.name)
+        let headers = isS3 ? HTTPHeaders() : try originHeaders(options, environment: context.environment)
+        let cacheDir = options.cacheDirectory.map { URL(fileURLWithPath: $0) } ?? defaultCacheDirectory(context.environment)
 
         let shutdown = ShutdownSignal()
-        let errors = context.errors
-        let quiet = arguments.flag("--quiet")
-        let log: @Sendable (String) -> Void = { line in
-            // Requests are noise under --quiet; cache and origin trouble is always worth a line.
-            if !quiet || !line.hasPrefix("GET ") && !line.hasPrefix("HEAD ") { errors.line(line) }
-        }
+        let logs = try options.log.loggers(label: "proxy", context: context, command: spec.name)
         let cache: RangeCache
         do {
-            cache = try RangeCache(configuration: .init(directory: cacheDir, maxSize: maxSize, log: log))
+            cache = try RangeCache(configuration: .init(directory: cacheDir, maxSize: maxSize, logger: logs.events))
         } catch let error as RangeCacheError {
             throw CommandFailure("\(error)")
         }
@@ -102,9 +93,9 @@ public enum ProxyCommand: Command {
             throw error
         }
         let loader = RangeLoader(cache: cache, origin: HTTPRangeOrigin(transport: transport, headers: headers),
-                                 configuration: .init(droppedQueryParameters: Set(arguments.all("--drop-query")), log: log))
+                                 configuration: .init(droppedQueryParameters: Set(options.dropQuery), logger: logs.events))
         let proxy = StreamProxy(configuration: .init(origin: origin, host: listen.host, port: listen.port,
-                                                     allowedHosts: allowedHosts, log: log),
+                                                     allowedHosts: allowedHosts, logger: logs.events, accessLog: logs.access),
                                 loader: loader)
         do {
             try proxy.start()
@@ -121,11 +112,34 @@ public enum ProxyCommand: Command {
         return 0
     }
 
+    /// `--origin` as a URL, and whether it is an `s3://` one (which takes no token or header options).
+    static func checkedOrigin(_ options: Options) throws(UsageError) -> (url: URL, isS3: Bool) {
+        let option = Options.name(\.origin)
+        guard let text = options.origin else {
+            throw .invalid(command: spec.name, message: "option '\(option)' is required")
+        }
+        let isS3 = S3Settings.isS3(text)
+        if isS3, options.token.isGiven || options.headers.isGiven {
+            // They would collide with the SigV4 Authorization header and break signatures.
+            let names = [\Options.token.token, \.token.tokenFile, \.headers.headers, \.headers.headerFile].map { "'\(Options.name($0))'" }
+            throw .invalid(command: spec.name, message: "options \(names.dropLast().joined(separator: ", ")) and \(names.last ?? "") "
+                           + "cannot be used with an s3:// origin (requests are signed with the AWS credentials)")
+        }
+        if isS3, (try? S3Location(parsing: text)) == nil {
+            throw .badValue(command: spec.name, option: option, value: text, expected: "s3://bucket/prefix/ with a valid bucket name")
+        }
+        guard let origin = URL(string: text), let scheme = origin.scheme?.lowercased(),
+              scheme == "http" || scheme == "https" || isS3, origin.host?.isEmpty == false else {
+            throw .badValue(command: spec.name, option: option, value: Redaction.url(text), expected: "an http://, https:// or s3:// URL")
+        }
+        return (origin, isS3)
+    }
+
     /// `--header`, `--header-file` and the token (`--token`, `--token-file`, `$SKYLIFT_TOKEN`) as origin
     /// headers. Values are secrets: errors name the option or file, never the value.
-    static func originHeaders(_ arguments: ParsedArguments, environment: [String: String]) throws -> HTTPHeaders {
-        var headers = try SecretOptions.headers(arguments, command: spec.name)
-        if let token = try SecretOptions.token(arguments, environment: environment, command: spec.name) {
+    static func originHeaders(_ options: Options, environment: [String: String]) throws -> HTTPHeaders {
+        var headers = try SecretOptions.headers(options.headers, command: spec.name)
+        if let token = try SecretOptions.token(options.token, environment: environment, command: spec.name) {
             headers.set("Authorization", "Bearer \(token)")
         }
         return headers

@@ -2,57 +2,48 @@ import Foundation
 import HTTPClient
 import Remotes
 
-/// `--s3-endpoint` and `--s3-addressing`, shared by every command that takes `s3://` locations. Endpoint,
-/// region and credentials not given here come from the AWS environment and shared files
-/// (`S3Configuration.resolve`), so secrets never pass through the command line.
+/// The S3 service `S3Options` name, checked. Endpoint, region and credentials not given there come from the
+/// AWS environment and shared files (`S3Configuration.resolve`), so secrets never pass through the command line.
 struct S3Settings {
     var endpoint: URL?
     var addressing: S3Configuration.Addressing
 
-    /// The options, in help order.
-    static let optionSpecs: [OptionSpec] = [
-        OptionSpec("--s3-endpoint", "URL", help: "S3 service for s3:// locations (default: $AWS_ENDPOINT_URL, else AWS)"),
-        OptionSpec("--s3-addressing", "MODE", help: "path, virtual or auto: bucket in the URL path or host (default: auto)",
-                   choices: ["path", "virtual", "auto"]),
-    ]
-
-    init(_ arguments: ParsedArguments, command: String) throws(UsageError) {
-        if let raw = arguments.value("--s3-endpoint") {
+    init(_ options: S3Options, command: String) throws(UsageError) {
+        if let raw = options.endpoint {
             guard let url = URL(string: raw), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
                   url.host?.isEmpty == false, url.user == nil, url.password == nil else {
-                throw .badValue(command: command, option: "--s3-endpoint", value: String(raw.prefix { $0 != "?" && $0 != "@" }),
+                throw .badValue(command: command, option: S3Options.name(\.endpoint), value: String(raw.prefix { $0 != "?" && $0 != "@" }),
                                 expected: "an http(s) URL such as http://127.0.0.1:9000")
             }
             endpoint = url
         }
-        switch arguments.value("--s3-addressing")?.lowercased() {
+        switch options.addressing?.lowercased() {
         case nil, "auto": addressing = .auto
         case "path": addressing = .path
         case "virtual", "virtual-host": addressing = .virtualHost
         case let other?:
-            throw .badValue(command: command, option: "--s3-addressing", value: other, expected: "path, virtual or auto")
+            throw .badValue(command: command, option: S3Options.name(\.addressing), value: other, expected: "path, virtual or auto")
         }
     }
 
     /// `text` as an `s3://bucket/prefix/` destination URL, checked before any file is opened; S3 refuses parts
     /// below 5 MiB (all but the last), so a smaller `--part-size` is refused here too.
-    static func destination(_ text: String, partLength: Int64, arguments: ParsedArguments, command: String, option: String) throws(UsageError) -> URL {
+    static func destination(_ text: String, partSize: PartSize?, command: String, option: String) throws(UsageError) -> URL {
         guard (try? S3Location(parsing: text)) != nil else {
             throw .badValue(command: command, option: option, value: text, expected: "s3://bucket/prefix/ with a valid bucket name")
         }
         guard let url = URL(string: text) else {
             throw .badValue(command: command, option: option, value: text, expected: "s3://bucket/prefix/")
         }
-        guard partLength >= S3PartSize.smallest else {
-            throw .badValue(command: command, option: "--part-size", value: arguments.value("--part-size") ?? "",
-                            expected: "at least 5M for an s3:// destination")
+        if let partSize, partSize.bytes < S3PartSize.smallest {
+            throw .badValue(command: command, option: PartSize.option, value: partSize.text, expected: "at least 5M for an s3:// destination")
         }
         return url
     }
 
     /// The engine's part length for S3: without `--part-size`, no cap of our own, so each write's part size
     /// (at least 8 MiB, and large enough that S3's 10,000 parts cover the file) is used as it is.
-    static func partLength(given: Int64?) -> Int64 { given ?? .max }
+    static func partLength(given: PartSize?) -> Int64 { given?.bytes ?? .max }
 
     /// Whether `text` names an S3 location.
     static func isS3(_ text: String) -> Bool { text.lowercased().hasPrefix("s3://") }

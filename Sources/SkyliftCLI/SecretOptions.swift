@@ -10,18 +10,15 @@ enum SecretOptions {
     /// The environment variable read when neither `--token` nor `--token-file` is given.
     static let tokenVariable = "SKYLIFT_TOKEN"
 
-    static let tokenFileOption = OptionSpec("--token-file", "FILE", help: "read the token from FILE (mode 0600; unlike --token, not visible in ps)")
-    static let headerFileOption = OptionSpec("--header-file", "FILE", help: "more headers, one 'NAME: VALUE' per line of FILE (mode 0600)")
-
     /// The token from `--token`, else `--token-file`, else `$SKYLIFT_TOKEN` (when `useEnvironment`); nil when
     /// none is given. The two options exclude each other.
-    static func token(_ arguments: ParsedArguments, environment: [String: String], command: String,
+    static func token(_ options: TokenOptions, environment: [String: String], command: String,
                       useEnvironment: Bool = true) throws -> String? {
-        try arguments.exclusive(["--token", "--token-file"])
-        if let given = arguments.value("--token") {
-            return try checkedToken(given, source: "option '--token'", command: command)
+        try options.exclusive(\.token, \.tokenFile, command: command)
+        if let given = options.token {
+            return try checkedToken(given, source: "option '\(TokenOptions.name(\.token))'", command: command)
         }
-        if let file = arguments.value("--token-file") {
+        if let file = options.tokenFile {
             let text = String(decoding: try readSecret(file, noun: "token file"), as: UTF8.self)
             return try checkedToken(text.trimmingCharacters(in: .whitespacesAndNewlines), source: "token file \(file)", command: command)
         }
@@ -29,16 +26,11 @@ enum SecretOptions {
         return try checkedToken(value.trimmingCharacters(in: .whitespacesAndNewlines), source: "$\(tokenVariable)", command: command)
     }
 
-    /// Whether any token option is on the command line (not the environment).
-    static func tokenGiven(_ arguments: ParsedArguments) -> Bool {
-        arguments.value("--token") != nil || arguments.value("--token-file") != nil
-    }
-
     /// Headers from every `--header` value, then every line of `--header-file` (blank lines and lines
     /// starting with `#` skipped).
-    static func headers(_ arguments: ParsedArguments, command: String) throws -> HTTPHeaders {
-        var headers = try fields(arguments.all("--header"), option: "--header", command: command)
-        if let file = arguments.value("--header-file") {
+    static func headers(_ options: HeaderOptions, command: String) throws -> HTTPHeaders {
+        var headers = try fields(options.headers, option: HeaderOptions.name(\.headers), command: command)
+        if let file = options.headerFile {
             let text = String(decoding: try readSecret(file, noun: "header file"), as: UTF8.self)
             // Character.isNewline: "\r\n" is one Character, so splitting on "\n" alone would miss it.
             for (index, line) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {

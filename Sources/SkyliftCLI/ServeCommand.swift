@@ -20,47 +20,60 @@ public enum ServeCommand: Command {
         (<store>.tls-cert.pem, key in <store>.tls-key.pem, mode 0600); its SHA-256 fingerprint
         and the public-key pin clients pass to --pin-sha256 are printed at start.
         """,
-        options: [
-            OptionSpec("--root", "DIR", help: "folder to serve (default: $XDG_DATA_HOME/skylift/store)"),
-            OptionSpec("--listen", "HOST:PORT", help: "address to listen on (default: 127.0.0.1:8421)"),
-            OptionSpec("--token", "TOKEN", help: "require this bearer token (default: $SKYLIFT_TOKEN, else a saved one)"),
-            SecretOptions.tokenFileOption,
-            OptionSpec("--no-auth", help: "serve without any authentication (loopback Host names only)"),
-            AllowedHosts.option("also answer requests whose Host is NAME (then only those and loopback)"),
-        ] + ServeTLS.options + [
-            OptionSpec("--tus-expiry", "SECONDS", help: "drop unfinished tus uploads after this long (default: 86400)"),
-            OptionSpec("--quiet", help: "no access log on stderr"),
-        ],
+        options: Options.specs,
         examples: [
             "skylift serve",
             "skylift serve --root ~/media --listen 0.0.0.0:8421 --token-file ~/.config/skylift/token --tls-self-signed",
         ])
 
-    public static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> Int32 {
-        try arguments.exclusive(["--token", "--token-file", "--no-auth"])
+    public struct Options: CommandOptions {
+        var root: String?
+        var listen: ListenAddress?
+        var token = TokenOptions()
+        var noAuth = false
+        var allowHosts: [String] = []
+        var tls = ServeTLS.Options()
+        var tusExpiry: Double?
+        var log = LogOptions()
+
+        public init() {}
+
+        public static let declarations: [OptionDeclaration<Options>] = [
+            .value("--root", "DIR", help: "folder to serve (default: $XDG_DATA_HOME/skylift/store)", \.root),
+            .value("--listen", "HOST:PORT", help: "address to listen on (default: 127.0.0.1:8421)", \.listen, as: ListenAddress.parser),
+        ] + TokenOptions.declarations.help(\.token, "require this bearer token (default: $SKYLIFT_TOKEN, else a saved one)").within(\.token) + [
+            .flag("--no-auth", help: "serve without any authentication (loopback Host names only)", \.noAuth),
+            AllowedHosts.declaration(help: "also answer requests whose Host is NAME (then only those and loopback)", \.allowHosts),
+        ] + ServeTLS.Options.declarations.within(\.tls) + [
+            .value("--tus-expiry", "SECONDS", help: "drop unfinished tus uploads after this long (default: 86400)",
+                   \.tusExpiry, as: .seconds(1...31_536_000)),
+        ] + LogOptions.declarations.only(\.quiet).help(\.quiet, "no access log on stderr").within(\.log)
+    }
+
+    public static func run(_ invocation: Invocation<Options>, context: CommandContext) async throws -> Int32 {
+        let options = invocation.options
+        try options.exclusive(\.token.token, \.token.tokenFile, \.noAuth, command: spec.name)
         let defaults = EmbeddedCloudDefaults(environment: context.environment)
-        let listen = try arguments.value("--listen").map { v throws(UsageError) in
-            try ListenAddress(parsing: v, option: "--listen", command: spec.name)
-        } ?? EmbeddedCloudDefaults.listen
-        let expiry = try arguments.seconds("--tus-expiry", in: 1...31_536_000) ?? 86_400
-        let root = arguments.value("--root").map { URL(fileURLWithPath: $0) } ?? defaults.store
-        let rootCreatedByDefault = arguments.value("--root") == nil
+        let listen = options.listen ?? EmbeddedCloudDefaults.listen
+        let expiry = options.tusExpiry ?? 86_400
+        let root = options.root.map { URL(fileURLWithPath: $0) } ?? defaults.store
+        let rootCreatedByDefault = options.root == nil
 
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: root.path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else { throw CommandFailure("--root \(root.path) is not a directory") }
+            guard isDirectory.boolValue else { throw CommandFailure("\(Options.name(\.root)) \(root.path) is not a directory") }
         } else if rootCreatedByDefault {
             // 0700: the default store holds the user's uploads and its token file sits beside it.
             do { try PrivateFiles.createDirectory(root.path) } catch { throw CommandFailure("cannot create the store: \(error)") }
         } else {
-            throw CommandFailure("--root \(root.path) does not exist")
+            throw CommandFailure("\(Options.name(\.root)) \(root.path) does not exist")
         }
 
         let token: String?
         var tokenNote = ""
-        if arguments.flag("--no-auth") {
+        if options.noAuth {
             token = nil
-        } else if let given = try SecretOptions.token(arguments, environment: context.environment, command: spec.name) {
+        } else if let given = try SecretOptions.token(options.token, environment: context.environment, command: spec.name) {
             token = given
         } else {
             let (t, created) = try EmbeddedCloudDefaults.loadOrCreateToken(forStore: root)
@@ -69,19 +82,16 @@ public enum ServeCommand: Command {
                 : " (from \(EmbeddedCloudDefaults.tokenFile(forStore: root).path))"
         }
 
-        let tls = try ServeTLS.resolve(arguments, root: root, listen: listen, command: spec.name)
+        let tls = try ServeTLS.resolve(options.tls, root: root, listen: listen, command: spec.name)
         let shutdown = ShutdownSignal()
-        let errors = context.errors
         var configuration = StorageConfiguration(root: root, token: token)
         configuration.tusExpiry = expiry
         configuration.tls = tls?.identity
         // Without auth the Host check is always on; with a token only when names were listed.
-        if token == nil || !arguments.all("--allow-host").isEmpty {
-            configuration.allowedHosts = try AllowedHosts.policy(arguments, listen: listen, command: spec.name)
+        if token == nil || !options.allowHosts.isEmpty {
+            configuration.allowedHosts = try AllowedHosts.policy(options.allowHosts, listen: listen, command: spec.name)
         }
-        if !arguments.flag("--quiet") {
-            configuration.accessLog = { @Sendable line in errors.line(line) }
-        }
+        configuration.accessLog = try options.log.loggers(label: "serve", context: context, command: spec.name).access
         let server: StorageServer
         do {
             server = try StorageServer(configuration: configuration, host: listen.host, port: listen.port)

@@ -12,24 +12,31 @@ struct ServeTLS {
     /// Where the certificate came from, for the start-up lines.
     var source: String
 
-    static let options = [
-        OptionSpec("--tls-cert", "FILE", help: "serve HTTPS with this PEM certificate (chain); needs --tls-key"),
-        OptionSpec("--tls-key", "FILE", help: "private key (PEM, unencrypted, mode 0600) of --tls-cert"),
-        OptionSpec("--tls-self-signed", help: "serve HTTPS with a certificate made once and kept next to the store"),
-    ]
+    /// `--tls-cert FILE`, `--tls-key FILE`, `--tls-self-signed`.
+    struct Options: CommandOptions {
+        var certificate: String?
+        var key: String?
+        var selfSigned = false
+
+        static let declarations: [OptionDeclaration<Options>] = [
+            .value("--tls-cert", "FILE", help: "serve HTTPS with this PEM certificate (chain); needs --tls-key", \.certificate),
+            .value("--tls-key", "FILE", help: "private key (PEM, unencrypted, mode 0600) of --tls-cert", \.key),
+            .flag("--tls-self-signed", help: "serve HTTPS with a certificate made once and kept next to the store", \.selfSigned),
+        ]
+    }
 
     /// The largest certificate file read: a chain of a few certificates is a few KiB.
     static let certificateLimit = 256 << 10
 
-    /// The TLS setting the arguments ask for; nil for plain HTTP.
-    static func resolve(_ arguments: ParsedArguments, root: URL, listen: ListenAddress, command: String) throws -> ServeTLS? {
-        try arguments.exclusive(["--tls-cert", "--tls-self-signed"])
-        try arguments.exclusive(["--tls-key", "--tls-self-signed"])
-        if arguments.flag("--tls-self-signed") { return try selfSigned(root: root, listen: listen) }
-        let cert = arguments.value("--tls-cert"), key = arguments.value("--tls-key")
+    /// The TLS setting the options ask for; nil for plain HTTP.
+    static func resolve(_ options: Options, root: URL, listen: ListenAddress, command: String) throws -> ServeTLS? {
+        try options.exclusive(\.certificate, \.selfSigned, command: command)
+        try options.exclusive(\.key, \.selfSigned, command: command)
+        if options.selfSigned { return try selfSigned(root: root, listen: listen) }
+        let cert = options.certificate, key = options.key
         guard cert != nil || key != nil else { return nil }
         guard let cert, let key else {
-            throw UsageError.invalid(command: command, message: "options '--tls-cert' and '--tls-key' go together")
+            throw UsageError.invalid(command: command, message: "options '\(Options.name(\.certificate))' and '\(Options.name(\.key))' go together")
         }
         let certificatePEM = try readCertificate(cert)
         let keyPEM: String

@@ -8,7 +8,10 @@ public enum ServiceCommand: Command {
 
     /// Options whose value is a secret, with the option that reads it from a file instead. A unit file is
     /// readable by the user's other programs and kept in backups, so secrets never go into it.
-    static let secretOptions: [(option: String, instead: String)] = [("--token", "--token-file"), ("--header", "--header-file")]
+    static let secretOptions: [(option: String, instead: String)] = [
+        (TokenOptions.name(\.token), TokenOptions.name(\.tokenFile)),
+        (HeaderOptions.name(\.headers), HeaderOptions.name(\.headerFile)),
+    ]
 
     public static let spec = CommandSpec(
         name: "service",
@@ -24,7 +27,7 @@ public enum ServiceCommand: Command {
         skylift-proxy.service and skylift-watch-<DIR escaped as by systemd-escape --path>.service.
         `service uninstall` with the same arguments removes the unit.
         """,
-        options: [],
+        options: Options.specs,
         positionals: 2...2,
         positionalCompletions: [.words(["install", "uninstall"]), .words(services.map { $0.spec.name })],
         passThroughAfter: 2,
@@ -34,23 +37,27 @@ public enum ServiceCommand: Command {
             "skylift service uninstall watch ~/Pictures",
         ])
 
-    public static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> Int32 {
-        let (action, kind) = (arguments.positionals[0], arguments.positionals[1])
+    public typealias Options = NoOptions
+
+    public static func run(_ invocation: Invocation<Options>, context: CommandContext) async throws -> Int32 {
+        let (action, kind) = (invocation.positionals[0], invocation.positionals[1])
         guard ["install", "uninstall"].contains(action) else {
             throw UsageError.badValue(command: spec.name, option: "ACTION", value: action, expected: "install or uninstall")
         }
         guard let target = services.first(where: { $0.spec.name == kind }) else {
             throw UsageError.badValue(command: spec.name, option: "COMMAND", value: kind, expected: "watch, serve or proxy")
         }
-        let parsed = try parseArguments(arguments.passedThrough, for: target.spec)
+        let parsed = try parseArguments(invocation.passedThrough, for: target.spec)
         if parsed.helpRequested {
             context.output.write(spec.helpText)
             return 0
         }
-        for secret in secretOptions where parsed.value(secret.option) != nil {
+        for secret in secretOptions where parsed.isGiven(secret.option) {
             throw UsageError.invalid(command: spec.name, message: "'\(secret.option)' would write a secret into the unit file; "
                                      + "put it in a file (mode 0600) and use '\(secret.instead) FILE' instead")
         }
+        // Values are checked as the command checks them, so a unit never starts with options it refuses.
+        try target.check(parsed)
         let unit = try ServiceUnitBuilder(spec: target.spec, arguments: parsed, environment: context.environment).unit()
         let directory = ServiceUnitBuilder.unitDirectory(context.environment)
         let file = directory.appendingPathComponent(unit.name)

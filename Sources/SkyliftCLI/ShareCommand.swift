@@ -14,13 +14,7 @@ public enum ShareCommand: Command {
         link answers 410, a revoked one 403. Links are kept in the store's state folder, so a
         running `skylift serve` on the same --root honours them at once.
         """,
-        options: [
-            OptionSpec("--expires", "DURATION", help: "lifetime: 30m, 12h, 7d (default: 7d, at most a year)"),
-            OptionSpec("--root", "DIR", help: "the served folder (default: $XDG_DATA_HOME/skylift/store)"),
-            OptionSpec("--url", "URL", help: "the server's address for the printed link (default: http://127.0.0.1:8421)"),
-            OptionSpec("--list", help: "list the links: id, expiry, path"),
-            OptionSpec("--revoke", "ID", help: "revoke the link with this id"),
-        ],
+        options: Options.specs,
         positionals: 0...1,
         examples: [
             "skylift share /movies/trip.mp4 --expires 2d",
@@ -29,16 +23,36 @@ public enum ShareCommand: Command {
             "skylift share --revoke 3f9c2a7d10b4e685",
         ])
 
-    public static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> Int32 {
-        try arguments.exclusive(["--list", "--revoke"])
-        let lifetimeText = arguments.value("--expires") ?? "7d"
+    public struct Options: CommandOptions {
+        var expires: String?
+        var root: String?
+        var url: String?
+        var list = false
+        var revoke: String?
+
+        public init() {}
+
+        public static let declarations: [OptionDeclaration<Options>] = [
+            .value("--expires", "DURATION", help: "lifetime: 30m, 12h, 7d (default: 7d, at most a year)", \.expires),
+            .value("--root", "DIR", help: "the served folder (default: $XDG_DATA_HOME/skylift/store)", \.root),
+            .value("--url", "URL", help: "the server's address for the printed link (default: http://127.0.0.1:8421)", \.url),
+            .flag("--list", help: "list the links: id, expiry, path", \.list),
+            .value("--revoke", "ID", help: "revoke the link with this id", \.revoke),
+        ]
+    }
+
+    public static func run(_ invocation: Invocation<Options>, context: CommandContext) async throws -> Int32 {
+        let options = invocation.options, positionals = invocation.positionals
+        try options.exclusive(\.list, \.revoke, command: spec.name)
+        let lifetimeText = options.expires ?? "7d"
         guard let lifetime = Shares.lifetime(lifetimeText) else {
-            throw UsageError.badValue(command: spec.name, option: "--expires", value: lifetimeText, expected: "a duration like 30m, 12h or 7d, at most a year")
+            throw UsageError.badValue(command: spec.name, option: Options.name(\.expires), value: lifetimeText,
+                                      expected: "a duration like 30m, 12h or 7d, at most a year")
         }
-        let root = arguments.value("--root").map { URL(fileURLWithPath: $0) } ?? EmbeddedCloudDefaults(environment: context.environment).store
+        let root = options.root.map { URL(fileURLWithPath: $0) } ?? EmbeddedCloudDefaults(environment: context.environment).store
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw CommandFailure("--root \(root.path) is not a folder")
+            throw CommandFailure("\(Options.name(\.root)) \(root.path) is not a folder")
         }
         let shares: Shares
         do {
@@ -46,8 +60,8 @@ public enum ShareCommand: Command {
             shares = Shares(state: state, secret: try state.secret())
         } catch { throw CommandFailure("\(error)") }
 
-        if arguments.flag("--list") {
-            guard arguments.positionals.isEmpty else { throw UsageError.invalid(command: spec.name, message: "--list takes no PATH") }
+        if options.list {
+            guard positionals.isEmpty else { throw UsageError.invalid(command: spec.name, message: "\(Options.name(\.list)) takes no PATH") }
             let now = Date().timeIntervalSince1970
             for s in try shares.list() {
                 let when = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval(s.expires)))
@@ -55,13 +69,13 @@ public enum ShareCommand: Command {
             }
             return 0
         }
-        if let id = arguments.value("--revoke") {
-            guard arguments.positionals.isEmpty else { throw UsageError.invalid(command: spec.name, message: "--revoke takes no PATH") }
+        if let id = options.revoke {
+            guard positionals.isEmpty else { throw UsageError.invalid(command: spec.name, message: "\(Options.name(\.revoke)) takes no PATH") }
             guard try shares.revoke(id: id) else { throw CommandFailure("no share link with id \(id)") }
             context.output.line("revoked \(id)")
             return 0
         }
-        guard let path = arguments.positionals.first else {
+        guard let path = positionals.first else {
             throw UsageError.wrongArgumentCount(command: spec.name, expected: "a PATH to share, --list or --revoke ID")
         }
         let segments = path.split(separator: "/").map(String.init)
@@ -72,7 +86,7 @@ public enum ShareCommand: Command {
         guard FileManager.default.fileExists(atPath: full, isDirectory: &isDirectory) else {
             throw CommandFailure("\(path): no such file or folder in \(root.path)")
         }
-        let base = (arguments.value("--url") ?? "http://\(EmbeddedCloudDefaults.listen)").trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        let base = (options.url ?? "http://\(EmbeddedCloudDefaults.listen)").trimmingCharacters(in: CharacterSet(charactersIn: "/"))
         let made = try shares.create(path: segments, expires: Date().addingTimeInterval(lifetime))
         let allowed = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?#%;"))
         let suffix = isDirectory.boolValue || segments.isEmpty ? "/" : "/" + (segments.last?.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")

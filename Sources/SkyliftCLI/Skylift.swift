@@ -64,7 +64,7 @@ public enum Skylift {
                 context.output.write(command.spec.helpText)
                 return 0
             }
-            return try await command.run(parsed, context: context)
+            return try await command.run(parsed: parsed, context: context)
         } catch let error as UsageError {
             context.errors.line("skylift " + error.description)
             return 2

@@ -15,14 +15,23 @@ public enum StatusCommand: Command {
         queue without disturbing a running agent. Without --state, every watched folder under
         $XDG_STATE_HOME/skylift/watch is shown.
         """,
-        options: [
-            OptionSpec("--state", "DIR", help: "the state folder given to `skylift watch --state`"),
-            OptionSpec("--json", help: "print one JSON object per watched folder"),
-        ])
+        options: Options.specs)
 
-    public static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> Int32 {
+    public struct Options: CommandOptions {
+        var state: String?
+        var json = false
+
+        public init() {}
+
+        public static let declarations: [OptionDeclaration<Options>] = [
+            .value("--state", "DIR", help: "the state folder given to `skylift watch --state`", \.state),
+            .flag("--json", help: "print one JSON object per watched folder", \.json),
+        ]
+    }
+
+    public static func run(_ invocation: Invocation<Options>, context: CommandContext) async throws -> Int32 {
         let states: [URL]
-        if let given = arguments.value("--state") {
+        if let given = invocation.options.state {
             states = [URL(fileURLWithPath: given)]
         } else {
             let parent = ResumeStore.defaultDirectory(environment: context.environment).appendingPathComponent("watch")
@@ -41,7 +50,7 @@ public enum StatusCommand: Command {
             } catch {
                 throw CommandFailure(error.description)
             }
-            if arguments.flag("--json") {
+            if invocation.options.json {
                 context.output.line(json(status, state: state))
             } else {
                 context.output.write(text(status, state: state))

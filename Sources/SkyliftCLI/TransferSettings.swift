@@ -4,7 +4,31 @@ import Remotes
 import SkyliftCore
 import Uploads
 
-/// Options `upload` and `copy` share, read from parsed arguments and the environment.
+/// Options `upload` and `copy` share.
+struct TransferOptions: CommandOptions {
+    var token = TokenOptions()
+    var headers = HeaderOptions()
+    var state: String?
+    var json = false
+    var force = false
+    var verify = false
+    var partSize: PartSize?
+    var parts: Int?
+    var tls = ClientTLS()
+    var s3 = S3Options()
+
+    static let declarations: [OptionDeclaration<TransferOptions>] = TokenOptions.declarations.within(\.token)
+        + HeaderOptions.declarations.within(\.headers) + [
+            .value("--state", "DIR", help: "resume state (default: $XDG_STATE_HOME/skylift)", \.state),
+            .flag("--json", help: "print one JSON object per event instead of progress lines", \.json),
+            .flag("--force", help: "upload even when the destination already holds the same content", \.force),
+            .flag("--verify", help: "read the object back (or use a server digest) and compare SHA-256", \.verify),
+            PartSize.declaration(\.partSize),
+            PartsInFlight.declaration(\.parts),
+        ] + ClientTLS.declarations.within(\.tls) + S3Options.declarations.within(\.s3)
+}
+
+/// `TransferOptions` checked and resolved with the environment, for one destination.
 struct TransferSettings {
     var destination: URL
     var headers: HTTPHeaders
@@ -23,27 +47,10 @@ struct TransferSettings {
     /// `--ca-cert` or `--pin-sha256` for HTTPS servers no system CA vouches for.
     var tls: TLSTrust?
 
-    /// Options shared by `upload` and `copy`, in help order.
-    static let optionSpecs: [OptionSpec] = [
-        OptionSpec("--token", "TOKEN", help: "send 'Authorization: Bearer TOKEN' (default: $SKYLIFT_TOKEN)"),
-        SecretOptions.tokenFileOption,
-        OptionSpec("--header", "'NAME: VALUE'", help: "send this header with every request to the destination", repeatable: true),
-        SecretOptions.headerFileOption,
-        OptionSpec("--state", "DIR", help: "resume state (default: $XDG_STATE_HOME/skylift)"),
-        OptionSpec("--json", help: "print one JSON object per event instead of progress lines"),
-        OptionSpec("--force", help: "upload even when the destination already holds the same content"),
-        OptionSpec("--verify", help: "read the object back (or use a server digest) and compare SHA-256"),
-        OptionSpec("--part-size", "SIZE", help: "largest tus PATCH body, e.g. 16M (default: 64M), or S3 part (at least 5M; default: sized to the file)"),
-        partsOption,
-    ] + ClientTLS.options + S3Settings.optionSpecs
-
-    /// `--parts`, shared with `watch`.
-    static let partsOption = OptionSpec("--parts", "N", help: "parts of one file in flight, where the remote takes them in any order (S3; default: \(UploadOptions.defaultParts))")
-
-    init(_ arguments: ParsedArguments, destination raw: String, context: CommandContext, command: String) throws {
-        let option = command == "copy" ? "DEST" : "--to"
-        s3 = try S3Settings(arguments, command: command)
-        tls = try ClientTLS.trust(arguments, command: command)
+    /// `option` names the destination in messages (`--to` or `DEST`).
+    init(_ given: TransferOptions, jobs: Int, destination raw: String, option: String, context: CommandContext, command: String) throws {
+        s3 = try S3Settings(given.s3, command: command)
+        tls = try given.tls.trust(command: command)
         environment = context.environment
         let httpURL = URL(string: raw)
         if !S3Settings.isS3(raw) {
@@ -51,29 +58,22 @@ struct TransferSettings {
                 throw UsageError.badValue(command: command, option: option, value: raw, expected: "an http(s) folder URL or s3://bucket/prefix/")
             }
         }
-        let extra = try SecretOptions.headers(arguments, command: command)
-        let token = try SecretOptions.token(arguments, environment: context.environment, command: command)
+        let extra = try SecretOptions.headers(given.headers, command: command)
+        let token = try SecretOptions.token(given.token, environment: context.environment, command: command)
         headers = RemoteHTTP.headers(token: token, extra: extra)
-        state = arguments.value("--state").map { URL(fileURLWithPath: $0) } ?? ResumeStore.defaultDirectory(environment: context.environment)
-        jobs = try arguments.integer("--jobs", in: 1...64) ?? 2
-        json = arguments.flag("--json")
-        var partLength: Int64 = 64 << 20
-        if let raw = arguments.value("--part-size") {
-            guard let v = ByteCount.parse(raw), v >= 1 << 10 else {
-                throw UsageError.badValue(command: command, option: "--part-size", value: raw, expected: "a size of at least 1K, e.g. 16M")
-            }
-            partLength = v
-        }
+        state = given.state.map { URL(fileURLWithPath: $0) } ?? ResumeStore.defaultDirectory(environment: context.environment)
+        self.jobs = jobs
+        json = given.json
+        var partLength: Int64 = given.partSize?.bytes ?? 64 << 20
         if let httpURL, !S3Settings.isS3(raw) {
             destination = httpURL
         } else {
-            destination = try S3Settings.destination(raw, partLength: partLength, arguments: arguments, command: command, option: option)
+            destination = try S3Settings.destination(raw, partSize: given.partSize, command: command, option: option)
             s3Location = raw
-            s3PartLength = arguments.value("--part-size") == nil ? nil : partLength
-            partLength = S3Settings.partLength(given: arguments.value("--part-size") == nil ? nil : partLength)
+            s3PartLength = given.partSize?.bytes
+            partLength = S3Settings.partLength(given: given.partSize)
         }
-        options = UploadOptions(force: arguments.flag("--force"), verify: arguments.flag("--verify"), partLength: partLength,
-                                parts: try arguments.integer("--parts", in: 1...64) ?? UploadOptions.defaultParts)
+        options = UploadOptions(force: given.force, verify: given.verify, partLength: partLength, parts: PartsInFlight.count(given.parts))
     }
 
     /// Asks the destination what it speaks and returns an uploader for it; errors become one-line failures.

@@ -21,11 +21,7 @@ public enum UploadCommand: Command {
         instead: the server's partial upload is removed (tus DELETE, S3 AbortMultipartUpload)
         and the resume state forgotten.
         """,
-        options: [
-            OptionSpec("--to", "URL", help: "destination folder URL or s3://bucket/prefix/ (required)"),
-            OptionSpec("--jobs", "N", help: "files uploaded at once (default: 2)"),
-            OptionSpec("--cancel", help: "abort the unfinished uploads of FILE... to --to instead of uploading"),
-        ] + TransferSettings.optionSpecs,
+        options: Options.specs,
         positionals: 1...Int.max,
         positionalCompletions: [.files],
         examples: [
@@ -35,22 +31,39 @@ public enum UploadCommand: Command {
             "skylift upload clip.mp4 --to s3://media/raw/ --s3-endpoint http://127.0.0.1:9000 --s3-addressing path",
         ])
 
-    public static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> Int32 {
-        guard let to = arguments.value("--to") else {
-            throw UsageError.invalid(command: spec.name, message: "missing --to URL (the destination folder)")
+    public struct Options: CommandOptions {
+        var to: String?
+        var jobs: Int?
+        var cancel = false
+        var transfer = TransferOptions()
+
+        public init() {}
+
+        public static let declarations: [OptionDeclaration<Options>] = [
+            .value("--to", "URL", help: "destination folder URL or s3://bucket/prefix/ (required)", \.to),
+            .value("--jobs", "N", help: "files uploaded at once (default: 2)", \.jobs, as: .integer(1...64)),
+            .flag("--cancel", help: "abort the unfinished uploads of FILE... to --to instead of uploading", \.cancel),
+        ] + TransferOptions.declarations.within(\.transfer)
+    }
+
+    public static func run(_ invocation: Invocation<Options>, context: CommandContext) async throws -> Int32 {
+        let options = invocation.options, paths = invocation.positionals
+        guard let to = options.to else {
+            throw UsageError.invalid(command: spec.name, message: "missing \(Options.name(\.to)) URL (the destination folder)")
         }
-        let settings = try TransferSettings(arguments, destination: to, context: context, command: spec.name)
+        let settings = try TransferSettings(options.transfer, jobs: options.jobs ?? 2, destination: to, option: Options.name(\.to),
+                                            context: context, command: spec.name)
         let transport = makeDefaultTransport(tls: settings.tls)
-        if arguments.flag("--cancel") {
-            return try await cancel(arguments.positionals, uploader: settings.uploader(transport: transport), context: context)
+        if options.cancel {
+            return try await cancel(paths, uploader: settings.uploader(transport: transport), context: context)
         }
-        let items = arguments.positionals.map { path in
+        let items = paths.map { path in
             let name = URL(fileURLWithPath: path).lastPathComponent
             return UploadItem(label: path, name: name) { try await BlobUploadSource.file(path) }
         }
         // Bad local paths are reported before the network is touched.
         var preflight: [String] = []
-        for path in arguments.positionals {
+        for path in paths {
             var isDirectory: ObjCBool = false
             if !FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
                 preflight.append(UploadError.sourceMissing(path: path).description)

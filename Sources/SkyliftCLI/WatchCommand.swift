@@ -26,20 +26,7 @@ public enum WatchCommand: Command {
         --mirror-deletes. Dotfiles, *.part, *.tmp, *.crdownload, *~ and *.swp are ignored.
         SIGINT/SIGTERM pause uploads where they can resume and exit 0.
         """,
-        options: [
-            OptionSpec("--to", "URL", help: "destination folder (tus, WebDAV or s3://bucket/prefix/); default: the embedded cloud"),
-            OptionSpec("--token", "TOKEN", help: "bearer token for --to (default: $SKYLIFT_TOKEN)"),
-            SecretOptions.tokenFileOption,
-            OptionSpec("--settle", "SECONDS", help: "quiet time before a file is uploaded (default: 2)"),
-            OptionSpec("--max-wait", "SECONDS", help: "upload a file that never stops changing after this long (default: 60)"),
-            OptionSpec("--ignore", "GLOB", help: "also ignore matching names (or paths, if GLOB has a /)", repeatable: true),
-            OptionSpec("--jobs", "N", help: "uploads at once (default: 2)"),
-            TransferSettings.partsOption,
-            OptionSpec("--state", "DIR", help: "queue and resume state (default: $XDG_STATE_HOME/skylift/watch/<id of DIR>)"),
-            OptionSpec("--part-size", "SIZE", help: "largest tus PATCH body, e.g. 16M (default: 64M), or S3 part (at least 5M; default: sized to the file)"),
-            OptionSpec("--json", help: "one JSON object per event on stdout"),
-            OptionSpec("--mirror-deletes", help: "delete the remote copy when a file is deleted"),
-        ] + ClientTLS.options + S3Settings.optionSpecs,
+        options: Options.specs,
         positionals: 1...1,
         positionalCompletions: [.directories],
         examples: [
@@ -48,47 +35,64 @@ public enum WatchCommand: Command {
             "skylift watch /srv/camera --to s3://media/camera/ --s3-endpoint http://127.0.0.1:9000",
         ])
 
-    public static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> Int32 {
-        let dir = URL(fileURLWithPath: arguments.positionals[0]).standardizedFileURL
+    public struct Options: CommandOptions {
+        var to: String?
+        var token = TokenOptions()
+        var settle: Double?
+        var maxWait: Double?
+        var ignore: [String] = []
+        var jobs: Int?
+        var parts: Int?
+        var state: String?
+        var partSize: PartSize?
+        var json = false
+        var mirrorDeletes = false
+        var tls = ClientTLS()
+        var s3 = S3Options()
+
+        public init() {}
+
+        public static let declarations: [OptionDeclaration<Options>] = [
+            .value("--to", "URL", help: "destination folder (tus, WebDAV or s3://bucket/prefix/); default: the embedded cloud", \.to),
+        ] + TokenOptions.declarations.help(\.token, "bearer token for --to (default: $SKYLIFT_TOKEN)").within(\.token) + [
+            .value("--settle", "SECONDS", help: "quiet time before a file is uploaded (default: 2)", \.settle, as: .seconds(0...86_400)),
+            .value("--max-wait", "SECONDS", help: "upload a file that never stops changing after this long (default: 60)",
+                   \.maxWait, as: .seconds(0...31_536_000)),
+            .repeated("--ignore", "GLOB", help: "also ignore matching names (or paths, if GLOB has a /)", \.ignore),
+            .value("--jobs", "N", help: "uploads at once (default: 2)", \.jobs, as: .integer(1...64)),
+            PartsInFlight.declaration(\.parts),
+            .value("--state", "DIR", help: "queue and resume state (default: $XDG_STATE_HOME/skylift/watch/<id of DIR>)", \.state),
+            PartSize.declaration(\.partSize),
+            .flag("--json", help: "one JSON object per event on stdout", \.json),
+            .flag("--mirror-deletes", help: "delete the remote copy when a file is deleted", \.mirrorDeletes),
+        ] + ClientTLS.declarations.within(\.tls) + S3Options.declarations.within(\.s3)
+    }
+
+    public static func run(_ invocation: Invocation<Options>, context: CommandContext) async throws -> Int32 {
+        let given = invocation.options
+        let dir = URL(fileURLWithPath: invocation.positionals[0]).standardizedFileURL
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: dir.path, isDirectory: &isDirectory) else {
             throw CommandFailure("\(dir.path) does not exist")
         }
         guard isDirectory.boolValue else { throw CommandFailure("\(dir.path) is not a directory") }
-        try arguments.exclusive(["--token", "--token-file"])
-        let tls = try ClientTLS.trust(arguments, command: spec.name)
-        var (options, s3PartLength) = try uploadOptions(arguments)
-        let state = arguments.value("--state").map { URL(fileURLWithPath: $0) } ?? defaultState(for: dir, context.environment)
-        let configuration = try agentConfiguration(arguments, dir: dir, state: state)
-        let output = WatchOutput(context: context, json: arguments.flag("--json"))
+        try given.token.exclusive(\.token, \.tokenFile, command: spec.name)
+        let tls = try given.tls.trust(command: spec.name)
+        var options = UploadOptions(parts: PartsInFlight.count(given.parts))
+        if let size = given.partSize { options.partLength = size.bytes }
+        let state = given.state.map { URL(fileURLWithPath: $0) } ?? defaultState(for: dir, context.environment)
+        let configuration = try agentConfiguration(given, dir: dir, state: state)
+        let output = WatchOutput(context: context, json: given.json)
         let shutdown = ShutdownSignal()
 
-        var server: StorageServer?
-        defer { server?.stop() }
-        let destination: URL
-        let token: String?
-        let s3 = try S3Settings(arguments, command: spec.name)
-        if let to = arguments.value("--to"), S3Settings.isS3(to) {
-            destination = try S3Settings.destination(to, partLength: options.partLength, arguments: arguments, command: spec.name, option: "--to")
-            options.partLength = S3Settings.partLength(given: arguments.value("--part-size") == nil ? nil : options.partLength)
-            token = nil
-        } else if let to = arguments.value("--to") {
-            guard let url = URL(string: to), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {
-                throw UsageError.badValue(command: spec.name, option: "--to", value: to, expected: "an http(s) URL")
-            }
-            destination = url
-            token = try SecretOptions.token(arguments, environment: context.environment, command: spec.name)
-        } else {
-            let embedded = try EmbeddedCloud.start(context.environment)
-            server = embedded.server
-            destination = embedded.url
-            token = embedded.token
-            output.embedded(store: embedded.store, url: embedded.url, token: embedded.token)
-        }
+        let s3 = try S3Settings(given.s3, command: spec.name)
+        let target = try destination(given, options: &options, output: output, context: context)
+        defer { target.server?.stop() }
+        let (destination, token) = (target.url, target.token)
 
         // S3 needs no discovery: the remote is built from the location and the AWS settings.
-        let s3Remote = try arguments.value("--to").flatMap { S3Settings.isS3($0) ? $0 : nil }
-            .map { try s3.remote($0, transport: makeDefaultTransport(tls: tls), environment: context.environment, partLength: s3PartLength) }
+        let s3Remote = try given.to.flatMap { S3Settings.isS3($0) ? $0 : nil }
+            .map { try s3.remote($0, transport: makeDefaultTransport(tls: tls), environment: context.environment, partLength: given.partSize?.bytes) }
         let agent: WatchAgent
         do {
             let uploader: EngineUploader
@@ -103,37 +107,51 @@ public enum WatchCommand: Command {
             throw CommandFailure(error.description)
         }
         output.started(dir: dir.path, destination: Redaction.url(destination), state: state.path)
-        return try await run(agent, output: output, shutdown: shutdown)
+        try await watch(agent, output: output, shutdown: shutdown)
+        return 0
+    }
+
+    /// Where uploads go: an s3:// or http(s) folder (with its token), or the embedded cloud started here.
+    private struct Destination {
+        var url: URL
+        var token: String?
+        /// The embedded cloud, stopped when the command ends.
+        var server: StorageServer?
+    }
+
+    private static func destination(_ given: Options, options: inout UploadOptions, output: WatchOutput,
+                                    context: CommandContext) throws -> Destination {
+        if let to = given.to, S3Settings.isS3(to) {
+            let url = try S3Settings.destination(to, partSize: given.partSize, command: spec.name, option: Options.name(\.to))
+            options.partLength = S3Settings.partLength(given: given.partSize)
+            return Destination(url: url, token: nil, server: nil)
+        }
+        if let to = given.to {
+            guard let url = URL(string: to), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {
+                throw UsageError.badValue(command: spec.name, option: Options.name(\.to), value: to, expected: "an http(s) URL")
+            }
+            return Destination(url: url, token: try SecretOptions.token(given.token, environment: context.environment, command: spec.name),
+                               server: nil)
+        }
+        let embedded = try EmbeddedCloud.start(context.environment)
+        output.embedded(store: embedded.store, url: embedded.url, token: embedded.token)
+        return Destination(url: embedded.url, token: embedded.token, server: embedded.server)
     }
 
     /// `--settle`, `--max-wait`, `--ignore`, `--jobs` and `--mirror-deletes` for the agent watching `dir`.
-    static func agentConfiguration(_ arguments: ParsedArguments, dir: URL, state: URL) throws -> WatchAgentConfiguration {
-        let settle = try arguments.seconds("--settle", in: 0...86_400) ?? 2
-        let maxWait = try arguments.seconds("--max-wait", in: 0...31_536_000) ?? 60
-        let jobs = try arguments.integer("--jobs", in: 1...64) ?? 2
+    private static func agentConfiguration(_ given: Options, dir: URL, state: URL) throws(UsageError) -> WatchAgentConfiguration {
         let ignore: IgnoreRules
         do {
-            ignore = try IgnoreRules(arguments.all("--ignore"))
+            ignore = try IgnoreRules(given.ignore)
         } catch {
-            throw UsageError.badValue(command: spec.name, option: "--ignore", value: "\(error)", expected: "a glob")
+            throw .badValue(command: spec.name, option: Options.name(\.ignore), value: "\(error)", expected: "a glob")
         }
-        return WatchAgentConfiguration(watch: WatchConfiguration(root: dir, settle: settle, maxWait: maxWait, ignore: ignore),
-                                       stateDirectory: state, jobs: jobs, mirrorDeletes: arguments.flag("--mirror-deletes"))
+        return WatchAgentConfiguration(watch: WatchConfiguration(root: dir, settle: given.settle ?? 2, maxWait: given.maxWait ?? 60, ignore: ignore),
+                                       stateDirectory: state, jobs: given.jobs ?? 2, mirrorDeletes: given.mirrorDeletes)
     }
 
-    /// `--parts` and `--part-size`: the engine's options, and the S3 part size asked for (nil: sized to the file).
-    static func uploadOptions(_ arguments: ParsedArguments) throws -> (UploadOptions, s3PartLength: Int64?) {
-        var options = UploadOptions(parts: try arguments.integer("--parts", in: 1...64) ?? UploadOptions.defaultParts)
-        guard let raw = arguments.value("--part-size") else { return (options, nil) }
-        guard let size = ByteCount.parse(raw), size >= 1 << 10 else {
-            throw UsageError.badValue(command: spec.name, option: "--part-size", value: raw, expected: "a size of at least 1K, e.g. 16M")
-        }
-        options.partLength = size
-        return (options, size)
-    }
-
-    /// Runs the agent until a signal stops it, printing its events.
-    static func run(_ agent: WatchAgent, output: WatchOutput, shutdown: ShutdownSignal) async throws -> Int32 {
+    /// Runs `agent` until it has nothing left to do or a signal pauses it, printing its events.
+    private static func watch(_ agent: WatchAgent, output: WatchOutput, shutdown: ShutdownSignal) async throws {
         let printer = Task { for await event in agent.events { output.show(event) } }
         let stopper = Task {
             let number = await shutdown.wait()
@@ -148,7 +166,6 @@ public enum WatchCommand: Command {
             throw CommandFailure(error.description)
         }
         await printer.value
-        return 0
     }
 
     /// `$XDG_STATE_HOME/skylift/watch/<first 16 hex of SHA-256 of DIR>`: one queue per watched folder.

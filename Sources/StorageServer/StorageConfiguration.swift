@@ -13,9 +13,9 @@ public struct StorageConfiguration: Sendable {
     public var tusExpiry: TimeInterval
     /// Largest upload accepted (tus `Tus-Max-Size`, and the cap on PUT bodies).
     public var maxUploadSize: Int64
-    /// Receives one line per finished request (method, path as sent with control bytes escaped, status, bytes,
-    /// ms); never headers or queries.
-    public var accessLog: (@Sendable (String) -> Void)?
+    /// The access log: one line per finished request (method, path as sent with control bytes escaped, status,
+    /// bytes, ms) at `info`; never headers or queries. Disabled by default.
+    public var accessLog: Logger
     /// Most connections served at once (each holds a thread); one past it gets `503` and is closed.
     public var connectionLimit: Int
     /// Seconds a connection may sit idle before it is closed.
@@ -31,7 +31,7 @@ public struct StorageConfiguration: Sendable {
     public var effectiveHostPolicy: HostPolicy? { allowedHosts ?? (token == nil ? HostPolicy() : nil) }
 
     public init(root: URL, token: String?, tusExpiry: TimeInterval = 24 * 3600,
-                maxUploadSize: Int64 = 1 << 40, accessLog: (@Sendable (String) -> Void)? = nil,
+                maxUploadSize: Int64 = 1 << 40, accessLog: Logger = .disabled(label: "access"),
                 connectionLimit: Int = 1024, idleTimeout: Int = 120, allowedHosts: HostPolicy? = nil) {
         self.root = root
         self.token = token

@@ -33,19 +33,19 @@ final class LoaderBody: HTTPBodyProducer, Sendable {
     let pieces: [Piece]
     let path: String
     private let stallTimeout: Double
-    private let log: @Sendable (String) -> Void
+    private let logger: Logger
     private let responses: ActiveResponses
     private let wake = DispatchSemaphore(value: 0)
     private let state = Mutex(State())
 
     init(resource: RangeResource, pieces: [Piece], path: String, stallTimeout: Double, responses: ActiveResponses,
-         log: @escaping @Sendable (String) -> Void) {
+         logger: Logger) {
         self.resource = resource
         self.pieces = pieces
         self.path = path
         self.stallTimeout = stallTimeout
         self.responses = responses
-        self.log = log
+        self.logger = logger
     }
 
     var length: Int64 { pieces.reduce(0) { $0 + $1.length } }
@@ -82,7 +82,7 @@ final class LoaderBody: HTTPBodyProducer, Sendable {
                     cursor.close()
                     state.withLock { s in s.index += 1; s.cursor = nil }
                 case let .failed(error):
-                    if !(error is CancellationError) { log("proxy: \(path) failed mid-response: \(error)") }
+                    if !(error is CancellationError) { logger.warning("proxy: \(path) failed mid-response: \(error)") }
                     return .failed
                 case .pending:
                     let started = waitingSince ?? .now()
@@ -90,7 +90,7 @@ final class LoaderBody: HTTPBodyProducer, Sendable {
                     while wake.wait(timeout: .now() + 0.25) == .timedOut {
                         if state.withLock({ $0.stopped }) { return .failed }
                         if Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9 > stallTimeout {
-                            log("proxy: \(path) got no bytes for \(Int(stallTimeout))s; failing the response")
+                            logger.warning("proxy: \(path) got no bytes for \(Int(stallTimeout))s; failing the response")
                             cursor.cancel()
                             return .failed
                         }

@@ -30,16 +30,16 @@ struct ProxyHandler: HTTPHandler {
             resource = try loader.openIfFresh(url)
                 ?? Self.waitFor(on: loader.executor, timeout: configuration.stallTimeout) { try await loader.open(url) }
         } catch let error as RangeOriginError {
-            configuration.log("proxy: \(shown): \(error)")
+            configuration.logger.warning("proxy: \(shown): \(error)")
             if let status = error.status, (400..<500).contains(status) {
                 return .respond(.text(status, "origin answered \(status) for \(shown)"))
             }
             return .respond(.text(502, "origin failed for \(shown)"))
         } catch let error as ProxyTimeout {
-            configuration.log("proxy: \(shown): \(error)")
+            configuration.logger.warning("proxy: \(shown): \(error)")
             return .respond(.text(504, "origin did not answer in time for \(shown)"))
         } catch {
-            configuration.log("proxy: \(shown): \(error)")
+            configuration.logger.warning("proxy: \(shown): \(error)")
             return .respond(.text(502, "origin failed for \(shown)"))
         }
         return .respond(response(request, resource))
@@ -87,7 +87,7 @@ struct ProxyHandler: HTTPHandler {
             }
         }
         let body = LoaderBody(resource: resource, pieces: pieces, path: request.path,
-                              stallTimeout: configuration.stallTimeout, responses: responses, log: configuration.log)
+                              stallTimeout: configuration.stallTimeout, responses: responses, logger: configuration.logger)
         guard responses.add(body) else { return .text(503, "proxy is stopping") }
         return HTTPResponse(status: answer.status, headers: headers, body: .stream(length: body.length, producer: body))
     }

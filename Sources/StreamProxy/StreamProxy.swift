@@ -24,17 +24,21 @@ public final class StreamProxy: Sendable {
         /// `Host` values answered: loopback ones and those listed. Any other gets 421, so a web page that
         /// re-points its own name at 127.0.0.1 (DNS rebinding) cannot read the origin through the proxy.
         public var allowedHosts: HostPolicy
-        /// Receives one line per request and per notable event; never header values or queries.
-        public var log: @Sendable (String) -> Void
+        /// One line per notable event (origin failures, stalled responses); never header values or queries.
+        public var logger: Logger
+        /// The access log, a stream of its own: one line per request at `info`; not even built when disabled.
+        public var accessLog: Logger
 
         public init(origin: URL, host: String = "127.0.0.1", port: UInt16 = 8422, stallTimeout: Double = 60,
-                    allowedHosts: HostPolicy = HostPolicy(), log: @escaping @Sendable (String) -> Void = { _ in }) {
+                    allowedHosts: HostPolicy = HostPolicy(), logger: Logger = .disabled(label: "proxy"),
+                    accessLog: Logger = .disabled(label: "access")) {
             self.origin = origin
             self.host = host
             self.port = port
             self.stallTimeout = stallTimeout
             self.allowedHosts = allowedHosts
-            self.log = log
+            self.logger = logger
+            self.accessLog = accessLog
         }
     }
 
@@ -51,9 +55,8 @@ public final class StreamProxy: Sendable {
         self.responses = responses
         let handler = ProxyHandler(configuration: configuration, origin: OriginPrefix(configuration.origin), loader: loader,
                                    responses: responses)
-        let log = configuration.log
         server = HTTPServer(configuration: .init(host: configuration.host, port: configuration.port,
-                                                 accessLog: { log($0) }),
+                                                 accessLog: configuration.accessLog),
                             handler: HostFilter(policy: configuration.allowedHosts, next: handler))
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import FolderWatch
+import SkyliftCore
 import StorageServer
 import Synchronization
 import Uploads
@@ -20,7 +21,7 @@ final class AgentHarness: Sendable {
         state = base.appendingPathComponent("state")
         store = base.appendingPathComponent("store")
         for dir in [watched, state, store] { try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true) }
-        let config = StorageConfiguration(root: store, token: Self.token, accessLog: { [accessLog] in accessLog.append($0) })
+        let config = StorageConfiguration(root: store, token: Self.token, accessLog: Logger(label: "access") { [accessLog] in accessLog.append($0) })
         let s = try StorageServer(configuration: config, host: "127.0.0.1", port: 0)
         try s.start()
         server.withLock { $0 = s }

@@ -25,7 +25,7 @@ final class Cloud {
     let access = Lines()
     let server: StorageServer
     init() throws {
-        let config = StorageConfiguration(root: root.url, token: Self.token, accessLog: { [access] in access.append($0) })
+        let config = StorageConfiguration(root: root.url, token: Self.token, accessLog: Logger(label: "access") { [access] in access.append($0) })
         server = try StorageServer(configuration: config)
         try server.start()
     }
@@ -49,10 +49,11 @@ struct LoaderFixture: Sendable {
          configure: (inout RangeLoader.Configuration) -> Void = { _ in }) throws {
         self.dir = try dir ?? TempDir()
         let log = self.log
-        cache = try RangeCache(configuration: .init(directory: self.dir.url, maxSize: maxSize, log: { log.append($0) }))
+        cache = try RangeCache(configuration: .init(directory: self.dir.url, maxSize: maxSize,
+                                                        logger: Logger(label: "cache", level: .trace) { log.append($0) }))
         var config = RangeLoader.Configuration(initialWindow: 256 * 1024, maxWindow: 2 << 20, revalidateAfter: 0,
                                                retry: RetryPolicy(maxAttempts: 2, baseDelay: 0.01, maxDelay: 0.02),
-                                               log: { log.append($0) })
+                                               logger: Logger(label: "loader", level: .trace) { log.append($0) })
         configure(&config)
         loader = RangeLoader(cache: cache, origin: HTTPRangeOrigin(transport: makeDefaultTransport(), headers: headers, timeout: 10),
                              configuration: config)

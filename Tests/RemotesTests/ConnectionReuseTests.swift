@@ -23,7 +23,7 @@ import Uploads
             for i in 0..<5 { try Data("photo \(i)".utf8).write(to: folder.appendingPathComponent("p\(i).jpg")) }
         }
         let requests = Mutex(0)
-        let server = try StorageServer(configuration: StorageConfiguration(root: root, token: "walk", accessLog: { _ in
+        let server = try StorageServer(configuration: StorageConfiguration(root: root, token: "walk", accessLog: Logger(label: "access") { _ in
             requests.withLock { $0 += 1 }
         }))
         try server.start()

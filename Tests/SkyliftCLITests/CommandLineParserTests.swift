@@ -1,22 +1,58 @@
-import SkyliftCLI
+@testable import SkyliftCLI
 import Testing
+
+/// Options of the demo command, typed as every command's are.
+struct DemoOptions: CommandOptions {
+    var n: Int?
+    var x = false
+    var header = DemoHeaders()
+
+    static let declarations: [OptionDeclaration<DemoOptions>] = [
+        .value("--n", "N", help: "a number", \.n, as: .integer(1...5)),
+        .flag("--x", help: "a flag", \.x),
+    ] + DemoHeaders.declarations.within(\.header)
+}
+
+/// A shared group, nested into `DemoOptions`.
+struct DemoHeaders: CommandOptions {
+    var values: [String] = []
+    var file: String?
+
+    static let declarations: [OptionDeclaration<DemoHeaders>] = [
+        .repeated("--header", "H", help: "extra header", \.values),
+        .value("--header-file", "FILE", help: "headers", \.file),
+    ]
+}
 
 @Suite struct CommandLineParserTests {
     let spec = CommandSpec(
         name: "demo", summary: "a demo", usage: "demo [--n N] [--x] FILE...",
-        options: [
-            OptionSpec("--n", "N", help: "a number"),
-            OptionSpec("--x", help: "a flag"),
-            OptionSpec("--header", "H", help: "extra header", repeatable: true),
-        ],
+        options: DemoOptions.specs,
         positionals: 1...Int.max)
 
     @Test func valuesFlagsAndPositionals() throws {
         let p = try parseArguments(["a", "--n", "3", "--x", "--header=A: b", "--header", "C: d", "--", "--not-an-option"], for: spec)
         #expect(p.positionals == ["a", "--not-an-option"])
-        #expect(try p.integer("--n", in: 1...5) == 3)
-        #expect(p.flag("--x"))
-        #expect(p.all("--header") == ["A: b", "C: d"])
+        let options = try DemoOptions(p)
+        #expect(options.n == 3)
+        #expect(options.x)
+        #expect(options.header.values == ["A: b", "C: d"])
+        #expect(options.header.file == nil)
+        let none = try DemoOptions(try parseArguments(["a"], for: spec))
+        #expect(none.n == nil && !none.x && none.header.values.isEmpty)
+    }
+
+    @Test func groupsKeepTheirSpellingAndHelpInOnePlace() throws {
+        #expect(spec.options.map(\.name) == ["--n", "--x", "--header", "--header-file"])
+        #expect(DemoOptions.name(\.header.file) == "--header-file")
+        #expect(DemoOptions.name(\.n) == "--n")
+        let reworded = DemoHeaders.declarations.help(\.values, "sent to the origin")
+        #expect(reworded.map(\.spec.help) == ["sent to the origin", "headers"])
+        let both = try DemoOptions(try parseArguments(["a", "--x", "--header-file", "f"], for: spec))
+        #expect(throws: UsageError.conflicting(command: "demo", options: ["--x", "--header-file"])) {
+            try both.exclusive(\.n, \.x, \.header.file, command: "demo")
+        }
+        try both.exclusive(\.n, \.x, command: "demo")
     }
 
     @Test func errorsNameTheFlag() {
@@ -26,7 +62,7 @@ import Testing
         #expect(throws: UsageError.repeated(command: "demo", option: "--n")) { try parseArguments(["a", "--n", "1", "--n", "2"], for: spec) }
         #expect(throws: UsageError.self) { try parseArguments([], for: spec) }
         #expect(throws: UsageError.badValue(command: "demo", option: "--n", value: "9", expected: "a whole number from 1 to 5")) {
-            try parseArguments(["a", "--n", "9"], for: spec).integer("--n", in: 1...5)
+            try DemoOptions(try parseArguments(["a", "--n", "9"], for: spec))
         }
         #expect(UsageError.unknownOption(command: "demo", option: "--nope").description == "demo: unknown option '--nope' (see 'skylift demo --help')")
     }

@@ -1,4 +1,5 @@
 import Foundation
+import SkyliftCore
 import StorageServer
 import Synchronization
 import TestProbes
@@ -102,7 +103,7 @@ import Testing
         let data = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
         for i in 0..<5 { try Data(data).write(to: root.appendingPathComponent("clip\(i).mp4")) }
         let originRequests = Mutex(0)
-        let cloud = try StorageServer(configuration: StorageConfiguration(root: root, token: Self.token, accessLog: { _ in
+        let cloud = try StorageServer(configuration: StorageConfiguration(root: root, token: Self.token, accessLog: Logger(label: "access") { _ in
             originRequests.withLock { $0 += 1 }
         }))
         try cloud.start()

@@ -1,3 +1,4 @@
+import SkyliftCore
 import TestPrograms
 import Foundation
 import StorageServer
@@ -20,7 +21,7 @@ final class RecordingOrigin {
         try Data("the secret outside the prefix".utf8).write(to: root.appendingPathComponent("secret.txt"))
         try Data("clip bytes".utf8).write(to: root.appendingPathComponent("media/clip.bin"))
         try Data("spaced".utf8).write(to: root.appendingPathComponent("media/a b.bin"))
-        server = try StorageServer(configuration: StorageConfiguration(root: root, token: token, accessLog: { [log] line in
+        server = try StorageServer(configuration: StorageConfiguration(root: root, token: token, accessLog: Logger(label: "access") { [log] line in
             log.record(line)
         }))
         try server.start()

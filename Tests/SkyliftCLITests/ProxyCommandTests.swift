@@ -1,4 +1,5 @@
 import Foundation
+import SkyliftCore
 import StorageServer
 import Synchronization
 import Testing
@@ -60,7 +61,7 @@ func fetch(_ url: String, range: String? = nil, extra: [String] = []) throws -> 
         let r = await runSkylift(["proxy", "--help"])
         #expect(r.status == 0)
         #expect(r.out == """
-        usage: skylift proxy --origin URL [--token-file FILE | --token TOKEN] [--header-file FILE] [--header 'NAME: VALUE']... [--listen HOST:PORT] [--allow-host NAME]... [--cache-dir DIR] [--max-cache-size SIZE] [--drop-query NAME]... [--quiet] [--ca-cert FILE | --pin-sha256 PIN] [--s3-endpoint URL] [--s3-addressing MODE]
+        usage: skylift proxy --origin URL [--token-file FILE | --token TOKEN] [--header-file FILE] [--header 'NAME: VALUE']... [--listen HOST:PORT] [--allow-host NAME]... [--cache-dir DIR] [--max-cache-size SIZE] [--drop-query NAME]... [--quiet | --verbose] [--ca-cert FILE | --pin-sha256 PIN] [--s3-endpoint URL] [--s3-addressing MODE]
 
         Serve GET http://LISTEN/<path> from <origin>/<path>, adding the origin's headers
         (a token) so players that cannot send them can play the local URL. Byte ranges
@@ -84,7 +85,8 @@ func fetch(_ url: String, range: String? = nil, extra: [String] = []) throws -> 
           --cache-dir DIR         cache folder (default: $XDG_CACHE_HOME/skylift)
           --max-cache-size SIZE   cache size limit, e.g. 500M, 2G (default: 2G)
           --drop-query NAME       query parameter left out of cache keys (repeatable)
-          --quiet                 no request log on stderr
+          --quiet                 no request log on stderr; only warnings and errors
+          --verbose               also log details such as cache evictions
           --ca-cert FILE          trust an HTTPS server whose certificate is in FILE (PEM) or signed by one there
           --pin-sha256 PIN        trust the HTTPS server with this public key, as 'serve' prints (sha256//BASE64)
           --s3-endpoint URL       S3 service for s3:// locations (default: $AWS_ENDPOINT_URL, else AWS)
@@ -116,6 +118,48 @@ func fetch(_ url: String, range: String? = nil, extra: [String] = []) throws -> 
         }
     }
 
+    /// The request log is a stream of its own: `--quiet` drops it (and info events) but keeps warnings;
+    /// `--verbose` adds debug events (evictions); the two flags exclude each other.
+    @Test func quietAndVerboseSetTheLogLevels() async throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-proxy-\(UUID().uuidString)")
+        let root = base.appendingPathComponent("cloud")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: base) }
+        let token = "tok-\(UUID().uuidString)"
+        let cloud = try StorageServer(configuration: StorageConfiguration(root: root, token: token))
+        try cloud.start()
+        defer { cloud.stop() }
+        let a = [UInt8](repeating: 1, count: 700_000), b = [UInt8](repeating: 2, count: 700_000)
+        try Data(a).write(to: root.appendingPathComponent("a.bin"))
+        try Data(b).write(to: root.appendingPathComponent("b.bin"))
+        func run(_ flag: String) throws -> String {
+            let proxy = try ProxyProcess(["--origin", cloud.baseURL + "/dav", "--token", token, "--listen", "127.0.0.1:0",
+                                          "--cache-dir", base.appendingPathComponent("cache-\(flag)").path, "--max-cache-size", "1M", flag])
+            let url = try proxy.url()
+            #expect(try fetch(url + "/a.bin") == a)
+            #expect(try fetch(url + "/b.bin") == b)
+            #expect(try fetch(url + "/none.bin") == nil)
+            proxy.process.terminate()
+            let ended = proxy.finish()
+            #expect(ended.status == 0)
+            #expect(!ended.errors.contains(token))
+            return ended.errors
+        }
+        let quiet = try run("--quiet")
+        #expect(!quiet.contains("GET "), "\(quiet)")
+        #expect(!quiet.contains("evicting"), "\(quiet)")
+        #expect(quiet.contains("proxy: /none.bin: "), "\(quiet)")
+        let verbose = try run("--verbose")
+        #expect(verbose.contains("GET /a.bin 200 "), "\(verbose)")
+        #expect(verbose.contains("GET /none.bin 404 "), "\(verbose)")
+        #expect(verbose.contains("cache: evicting "), "\(verbose)")
+        #expect(verbose.contains("proxy: /none.bin: "), "\(verbose)")
+
+        let both = await runSkylift(["proxy", "--origin", "http://h", "--quiet", "--verbose"])
+        #expect(both.status == 2)
+        #expect(both.err == "skylift proxy: options '--quiet' and '--verbose' cannot be used together\n")
+    }
+
     @Test func killedProxyRestartsWithItsCachedRangesAndNoneWrong() throws {
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-proxy-\(UUID().uuidString)")
         let root = base.appendingPathComponent("cloud"), cache = base.appendingPathComponent("cache")
@@ -123,7 +167,7 @@ func fetch(_ url: String, range: String? = nil, extra: [String] = []) throws -> 
         defer { try? FileManager.default.removeItem(at: base) }
         let sent = Mutex<Int64>(0)
         let token = "tok-\(UUID().uuidString)"
-        let cloud = try StorageServer(configuration: StorageConfiguration(root: root, token: token, accessLog: { line in
+        let cloud = try StorageServer(configuration: StorageConfiguration(root: root, token: token, accessLog: Logger(label: "access") { line in
             let out = line.split(separator: " ").first { $0.hasPrefix("out=") }.flatMap { Int64($0.dropFirst(4)) } ?? 0
             sent.withLock { $0 += out }
         }))

@@ -151,6 +151,10 @@ func execStartWords(_ unit: String) throws -> [String] {
             (["start", "serve"], 2, "skylift service: bad value 'start' for 'ACTION': expected install or uninstall\n"),
             (["install", "copy"], 2, "skylift service: bad value 'copy' for 'COMMAND': expected watch, serve or proxy\n"),
             (["install", "serve", "--bogus"], 2, "skylift serve: unknown option '--bogus' (see 'skylift serve --help')\n"),
+            // Values are typed as the command types them, so a unit that would fail at every start is not written.
+            (["install", "watch", "DIR", "--settle", "soon"], 2, "skylift watch: bad value 'soon' for '--settle': expected seconds from 0.0 to 86400.0\n"),
+            (["install", "proxy", "--origin", "http://127.0.0.1:9/", "--max-cache-size", "1K"], 2,
+             "skylift proxy: bad value '1K' for '--max-cache-size': expected a size of at least 1M, e.g. 500M or 2G\n"),
             (["install", "watch", "missing"], 1, "skylift service: \(home.root.path)/missing is not a folder\n"),
             (["uninstall", "serve"], 1, "skylift service: no unit skylift-serve.service in \(home.units.path)\n"),
             // A newline would start a line of its own in the unit.

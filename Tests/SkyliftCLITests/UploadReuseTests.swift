@@ -1,4 +1,5 @@
 import Foundation
+import SkyliftCore
 import StorageServer
 import Synchronization
 import Testing
@@ -19,7 +20,7 @@ import Testing
         }
         let requests = Mutex(0)
         let token = "reuse-\(UUID().uuidString)"
-        let server = try StorageServer(configuration: StorageConfiguration(root: root, token: token, accessLog: { _ in
+        let server = try StorageServer(configuration: StorageConfiguration(root: root, token: token, accessLog: Logger(label: "access") { _ in
             requests.withLock { $0 += 1 }
         }))
         try server.start()

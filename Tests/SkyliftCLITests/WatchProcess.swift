@@ -1,6 +1,7 @@
 import AutoUpload
 import FolderWatch
 import Foundation
+import SkyliftCore
 import StorageServer
 import Synchronization
 import Testing
@@ -67,7 +68,7 @@ final class WatchCloud: Sendable {
             try FileManager.default.createDirectory(at: base.appendingPathComponent(sub), withIntermediateDirectories: true)
         }
         let config = StorageConfiguration(root: base.appendingPathComponent("store"), token: Self.token,
-                                          accessLog: { [log] line in log.record(line) })
+                                          accessLog: Logger(label: "access") { [log] line in log.record(line) })
         server = try StorageServer(configuration: config, host: "127.0.0.1", port: 0)
         try server.start()
     }

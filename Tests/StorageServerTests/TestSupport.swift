@@ -1,4 +1,5 @@
 import Foundation
+import SkyliftCore
 import StorageServer
 import Synchronization
 import Testing
@@ -25,7 +26,7 @@ final class ServerFixture: Sendable {
     /// (Re)starts on a fresh port with the same root.
     func start(token: String? = ServerFixture.token) throws {
         let config = StorageConfiguration(root: root, token: token, tusExpiry: expiry, maxUploadSize: maxSize,
-                                          accessLog: { [log] line in log.append(line) }, idleTimeout: 10)
+                                          accessLog: Logger(label: "access") { [log] line in log.append(line) }, idleTimeout: 10)
         let s = try StorageServer(configuration: config)
         try s.start()
         server.withLock { $0 = s }

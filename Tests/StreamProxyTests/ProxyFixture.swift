@@ -36,7 +36,7 @@ final class ProxyFixture: Sendable {
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         let originLog = self.originLog
         cloud = try StorageServer(configuration: StorageConfiguration(root: root, token: Self.token,
-                                                                      accessLog: { originLog.append($0) }))
+                                                                      accessLog: Logger(label: "access") { originLog.append($0) }))
         try cloud.start()
         self.maxCacheSize = maxCacheSize
         proxy = try Self.makeProxy(origin: URL(string: cloud.baseURL + "/dav")!, token: token, cacheDir: cacheDir,
@@ -46,12 +46,15 @@ final class ProxyFixture: Sendable {
 
     static func makeProxy(origin: URL, token: String, cacheDir: URL, maxCacheSize: Int64, window: Int64,
                           log: Collected) throws -> StreamProxy {
-        let cache = try RangeCache(configuration: .init(directory: cacheDir, maxSize: maxCacheSize, log: { log.append($0) }))
+        let cache = try RangeCache(configuration: .init(directory: cacheDir, maxSize: maxCacheSize,
+                                                        logger: Logger(label: "cache", level: .trace) { log.append($0) }))
         let loader = RangeLoader(cache: cache, origin: HTTPRangeOrigin(headers: ["Authorization": "Bearer \(token)"], timeout: 10),
                                  configuration: .init(initialWindow: window, maxWindow: 4 * window, revalidateAfter: 0,
                                                       retry: RetryPolicy(maxAttempts: 2, baseDelay: 0.01, maxDelay: 0.02),
-                                                      log: { log.append($0) }))
-        return StreamProxy(configuration: .init(origin: origin, port: 0, stallTimeout: 10, log: { log.append($0) }),
+                                                      logger: Logger(label: "loader", level: .trace) { log.append($0) }))
+        return StreamProxy(configuration: .init(origin: origin, port: 0, stallTimeout: 10,
+                                                logger: Logger(label: "proxy", level: .trace) { log.append($0) },
+                                                accessLog: Logger(label: "access") { log.append($0) }),
                            loader: loader)
     }
 
