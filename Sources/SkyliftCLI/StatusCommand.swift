@@ -7,17 +7,20 @@ import Uploads
 public enum StatusCommand: Command {
     public static let spec = CommandSpec(
         name: "status",
-        summary: "show the watch queue: counts per state, uploads in flight, last errors",
-        usage: "status [--state DIR] [--json]",
+        summary: "show the watch queue and the store's last scrub",
+        usage: "status [--state DIR] [--root DIR] [--json]",
         details: """
         Show what `skylift watch` has queued: how many files are pending, uploading, done and
         failed, the uploads in flight with their progress, and the latest errors. Reads the
         queue without disturbing a running agent. Without --state, every watched folder under
-        $XDG_STATE_HOME/skylift/watch is shown.
+        $XDG_STATE_HOME/skylift/watch is shown. Then, for the store given with --root (without
+        --state, also the default store when it exists), when it was last checked by `skylift
+        scrub` and what that found.
         """,
         options: [
             OptionSpec("--state", "DIR", help: "the state folder given to `skylift watch --state`"),
-            OptionSpec("--json", help: "print one JSON object per watched folder"),
+            OptionSpec("--root", "DIR", help: "also show the last scrub of this store"),
+            OptionSpec("--json", help: "print one JSON object per watched folder (and per store)"),
         ])
 
     public static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> Int32 {
@@ -31,7 +34,6 @@ public enum StatusCommand: Command {
                 .filter { FileManager.default.fileExists(atPath: $0.appendingPathComponent(UploadQueue.fileName).path) }
             if states.isEmpty {
                 context.output.line("no watched folders (nothing under \(parent.path))")
-                return 0
             }
         }
         for state in states {
@@ -46,6 +48,9 @@ public enum StatusCommand: Command {
             } else {
                 context.output.write(text(status, state: state))
             }
+        }
+        if let store = storeToShow(arguments, environment: context.environment) {
+            showScrub(of: store, json: arguments.flag("--json"), output: context.output)
         }
         return 0
     }

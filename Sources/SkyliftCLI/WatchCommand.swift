@@ -66,6 +66,8 @@ public enum WatchCommand: Command {
             }
             options = UploadOptions(partLength: size)
         }
+        // Every upload is checked against the digest the server records, when it serves one (no extra bytes).
+        options.checkServedDigest = true
         let ignore: IgnoreRules
         do {
             ignore = try IgnoreRules(arguments.all("--ignore"))

@@ -14,6 +14,9 @@ public struct UploadOptions: Sendable {
     public var partLength: Int64
     /// Seconds between progress events.
     public var progressInterval: Double
+    /// Compare SHA-256 with the digest the server offers for the stored object (`Repr-Digest`), when it
+    /// offers one, without `verify`: it costs a local re-read and no extra bytes on the network.
+    public var checkServedDigest = false
 
     public init(force: Bool = false, verify: Bool = false, retry: RetryPolicy = RetryPolicy(),
                 partLength: Int64 = 64 << 20, progressInterval: Double = 0.25) {
