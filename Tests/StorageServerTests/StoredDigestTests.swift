@@ -1,6 +1,7 @@
 import Foundation
 import Hashing
 import Testing
+@testable import StorageServer
 
 /// Digests recorded at write time (RFC 9530 `Repr-Digest`, PROPFIND properties), driven with curl against
 /// a real server over real files.
@@ -135,5 +136,29 @@ import Testing
         let differs = try Self.rclone(f, ["check", local.path, "sky:backup"])
         #expect(differs.status != 0, Comment(rawValue: differs.out))
         #expect(differs.out.contains("1 differences found"), Comment(rawValue: differs.out))
+    }
+}
+
+/// The record format itself: strict, because anyone who can write the tree can write the attribute.
+@Suite struct DigestRecordTests {
+    static let sha = String(repeating: "ab", count: 32)
+
+    @Test func parsesWhatItEncodesAndRefusesTheRest() throws {
+        let text = "skylift-digest/1 size=5 mtime=-3 inode=42 sha256=\(Self.sha) md5=\(String(repeating: "0f", count: 16))"
+        let record = try #require(DigestRecord(encoded: Array(text.utf8)))
+        #expect(record.size == 5 && record.mtimeNanoseconds == -3 && record.inode == 42 && record.sha1 == nil && record.md5?.count == 16)
+        #expect(DigestRecord(encoded: record.encoded) == record)
+        for bad in ["skylift-digest/2 size=5 mtime=1 inode=1 sha256=\(Self.sha)",
+                    "skylift-digest/1 size=5 mtime=1 inode=1",
+                    "skylift-digest/1 size=-5 mtime=1 inode=1 sha256=\(Self.sha)",
+                    "skylift-digest/1 size=99999999999999999999 mtime=1 inode=1 sha256=\(Self.sha)",
+                    "skylift-digest/1 size=5 size=6 mtime=1 inode=1 sha256=\(Self.sha)",
+                    "skylift-digest/1 size=5 mtime=1 inode=1 sha256=\(Self.sha)00",
+                    "skylift-digest/1 size=5 mtime=1 inode=1 sha256=\(Self.sha) extra=1",
+                    "skylift-digest/1 size=+5 mtime=1 inode=1 sha256=\(Self.sha)",
+                    "skylift-digest/1  size=5 mtime=1 inode=1 sha256=\(Self.sha)"] {
+            #expect(DigestRecord(encoded: Array(bad.utf8)) == nil, "\(bad)")
+        }
+        #expect(DigestRecord(encoded: [UInt8](repeating: 0x41, count: 600)) == nil)
     }
 }
