@@ -70,7 +70,7 @@ final class FlippingRelay {
     """#
 
     init(to targetPort: UInt16, flipAt: Int) throws {
-        process.executableURL = try TestPrograms.path("python3")
+        process.executableURL = try TestPrograms.python()
         process.arguments = ["-c", Self.script, String(targetPort), String(flipAt)]
         process.standardOutput = output
         try process.run()
