@@ -51,7 +51,17 @@ public struct Digest: ~Copyable {
     }
 
     /// The digest of everything fed so far. The digest must not be updated afterwards.
-    public consuming func finalize() -> [UInt8] {
+    public consuming func finalize() -> [UInt8] { finalBytes() }
+
+    /// The digest of everything fed so far, then starts over empty: for a digest kept in a class or a
+    /// collection, which cannot be consumed in place.
+    public mutating func finalizeAndReset() -> [UInt8] {
+        let out = finalBytes()
+        EVP_DigestInit_ex(context, algorithm.evp, nil)
+        return out
+    }
+
+    private func finalBytes() -> [UInt8] {
         var out = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var len: UInt32 = 0
         EVP_DigestFinal_ex(context, &out, &len)

@@ -1,4 +1,5 @@
 import Foundation
+import Hashing
 import SkyliftCore
 import SkyliftSystem
 import StorageServer
@@ -8,7 +9,7 @@ public enum ServeCommand: Command {
     public static let spec = CommandSpec(
         name: "serve",
         summary: "serve a folder as the embedded cloud (WebDAV, tus, ranged GET)",
-        usage: "serve [--root DIR] [--listen HOST:PORT] [--token-file FILE | --token TOKEN | --no-auth] [--allow-host NAME]... [--tls-cert FILE --tls-key FILE | --tls-self-signed] [--tus-expiry SECONDS] [--quiet]",
+        usage: "serve [--root DIR] [--listen HOST:PORT] [--token-file FILE | --token TOKEN | --no-auth] [--allow-host NAME]... [--tls-cert FILE --tls-key FILE | --tls-self-signed] [--tus-expiry SECONDS] [--digests LIST] [--quiet]",
         details: """
         Serve a folder as the embedded cloud: WebDAV at /dav/, tus uploads at /uploads/<id>,
         ranged GET/HEAD on every file. The token comes from --token-file, --token or
@@ -19,6 +20,9 @@ public enum ServeCommand: Command {
         With --tls-self-signed a certificate is made on first start and kept next to the store
         (<store>.tls-cert.pem, key in <store>.tls-key.pem, mode 0600); its SHA-256 fingerprint
         and the public-key pin clients pass to --pin-sha256 are printed at start.
+        The SHA-256 of every file written is recorded with it (in an extended attribute) and
+        served as Repr-Digest and in PROPFIND; --digests sha256,sha1,md5 also keeps the SHA-1
+        and MD5 that ownCloud clients such as `rclone check` compare.
         """,
         options: Options.specs,
         examples: [
@@ -34,6 +38,7 @@ public enum ServeCommand: Command {
         var allowHosts: [String] = []
         var tls = ServeTLS.Options()
         var tusExpiry: Double?
+        var digests: Set<DigestAlgorithm>?
         var log = LogOptions()
 
         public init() {}
@@ -47,6 +52,7 @@ public enum ServeCommand: Command {
         ] + ServeTLS.Options.declarations.within(\.tls) + [
             .value("--tus-expiry", "SECONDS", help: "drop unfinished tus uploads after this long (default: 86400)",
                    \.tusExpiry, as: .seconds(1...31_536_000)),
+            DigestOption.declaration(\.digests),
         ] + LogOptions.declarations.only(\.quiet).help(\.quiet, "no access log on stderr").within(\.log)
     }
 
@@ -86,6 +92,7 @@ public enum ServeCommand: Command {
         let shutdown = ShutdownSignal()
         var configuration = StorageConfiguration(root: root, token: token)
         configuration.tusExpiry = expiry
+        configuration.digests = DigestOption.algorithms(options.digests)
         configuration.tls = tls?.identity
         // Without auth the Host check is always on; with a token only when names were listed.
         if token == nil || !options.allowHosts.isEmpty {
@@ -100,6 +107,10 @@ public enum ServeCommand: Command {
             throw CommandFailure("cannot serve on \(listen): \(error)")
         }
         printStart(root: root, baseURL: server.baseURL, token: token, tokenNote: tokenNote, tls: tls, listen: listen, context: context)
+        if server.recordedDigests.isEmpty {
+            context.errors.line("skylift serve: warning: \(root.path) keeps no extended attributes: no digests are recorded, "
+                + "clients verify by reading back and `skylift scrub` finds nothing to compare")
+        }
         let signal = await shutdown.wait()
         context.errors.line("skylift: signal \(signal), stopping")
         server.stop()

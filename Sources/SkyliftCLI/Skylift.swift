@@ -11,6 +11,7 @@ public enum Skylift {
             CopyCommand.self,
             WatchCommand.self,
             StatusCommand.self,
+            ScrubCommand.self,
             ShareCommand.self,
             ServiceCommand.self,
             CompletionsCommand.self,

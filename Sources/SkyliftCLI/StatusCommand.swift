@@ -7,25 +7,29 @@ import Uploads
 public enum StatusCommand: Command {
     public static let spec = CommandSpec(
         name: "status",
-        summary: "show the watch queue: counts per state, uploads in flight, last errors",
-        usage: "status [--state DIR] [--json]",
+        summary: "show the watch queue and the store's last scrub",
+        usage: "status [--state DIR] [--root DIR] [--json]",
         details: """
         Show what `skylift watch` has queued: how many files are pending, uploading, done and
         failed, the uploads in flight with their progress, and the latest errors. Reads the
         queue without disturbing a running agent. Without --state, every watched folder under
-        $XDG_STATE_HOME/skylift/watch is shown.
+        $XDG_STATE_HOME/skylift/watch is shown. Then, for the store given with --root (without
+        --state, also the default store when it exists), when it was last checked by `skylift
+        scrub` and what that found.
         """,
         options: Options.specs)
 
     public struct Options: CommandOptions {
         var state: String?
+        var root: String?
         var json = false
 
         public init() {}
 
         public static let declarations: [OptionDeclaration<Options>] = [
             .value("--state", "DIR", help: "the state folder given to `skylift watch --state`", \.state),
-            .flag("--json", help: "print one JSON object per watched folder", \.json),
+            .value("--root", "DIR", help: "also show the last scrub of this store", \.root),
+            .flag("--json", help: "print one JSON object per watched folder (and per store)", \.json),
         ]
     }
 
@@ -40,7 +44,6 @@ public enum StatusCommand: Command {
                 .filter { FileManager.default.fileExists(atPath: $0.appendingPathComponent(UploadQueue.fileName).path) }
             if states.isEmpty {
                 context.output.line("no watched folders (nothing under \(parent.path))")
-                return 0
             }
         }
         for state in states {
@@ -55,6 +58,9 @@ public enum StatusCommand: Command {
             } else {
                 context.output.write(text(status, state: state))
             }
+        }
+        if let store = storeToShow(invocation.options, environment: context.environment) {
+            showScrub(of: store, json: invocation.options.json, output: context.output)
         }
         return 0
     }

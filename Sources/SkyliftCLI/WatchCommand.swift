@@ -80,6 +80,8 @@ public enum WatchCommand: Command {
         let tls = try given.tls.trust(command: spec.name)
         var options = UploadOptions(parts: PartsInFlight.count(given.parts))
         if let size = given.partSize { options.partLength = size.bytes }
+        // Every upload is checked against the digest the server records, when it serves one (no extra bytes).
+        options.checkServedDigest = true
         let state = given.state.map { URL(fileURLWithPath: $0) } ?? defaultState(for: dir, context.environment)
         let configuration = try agentConfiguration(given, dir: dir, state: state)
         let output = WatchOutput(context: context, json: given.json)

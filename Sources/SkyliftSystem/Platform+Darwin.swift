@@ -15,3 +15,15 @@ extension stat {
 
 func punchHole(_ fd: Int32, offset: Int64, length: Int64) -> Bool { false }
 #endif
+
+#if canImport(Darwin)
+/// Darwin's xattr calls take a position and options; names carry no namespace there, so `user.` is kept as is.
+func systemGetAttribute(_ fd: Int32, _ name: String, _ buffer: UnsafeMutableRawPointer?, _ size: Int) -> Int {
+    fgetxattr(fd, name, buffer, size, 0, 0)
+}
+func systemSetAttribute(_ fd: Int32, _ name: String, _ value: UnsafeRawPointer?, _ size: Int) -> Int32 {
+    fsetxattr(fd, name, value, size, 0, 0)
+}
+func systemRemoveAttribute(_ fd: Int32, _ name: String) -> Int32 { fremovexattr(fd, name, 0) }
+let noAttributeErrno = ENOATTR
+#endif

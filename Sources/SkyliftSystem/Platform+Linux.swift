@@ -28,3 +28,35 @@ private let linuxFallocate: (@convention(c) (Int32, Int32, off_t, off_t) -> Int3
     return unsafeBitCast(symbol, to: (@convention(c) (Int32, Int32, off_t, off_t) -> Int32).self)
 }()
 #endif
+
+#if os(Linux)
+// The xattr calls are in glibc but not in the Glibc module (sys/xattr.h is not part of it): looked up once,
+// like `fallocate`. Where one is missing, the call fails with ENOTSUP, as on a file system without them.
+
+private typealias GetAttribute = @convention(c) (Int32, UnsafePointer<CChar>, UnsafeMutableRawPointer?, Int) -> Int
+private typealias SetAttribute = @convention(c) (Int32, UnsafePointer<CChar>, UnsafeRawPointer?, Int, Int32) -> Int32
+private typealias RemoveAttribute = @convention(c) (Int32, UnsafePointer<CChar>) -> Int32
+
+private func libcSymbol<T>(_ name: String, as type: T.Type) -> T? {
+    dlsym(UnsafeMutableRawPointer(bitPattern: 0), name).map { unsafeBitCast($0, to: type) }
+}
+
+private let linuxGetAttribute = libcSymbol("fgetxattr", as: GetAttribute.self)
+private let linuxSetAttribute = libcSymbol("fsetxattr", as: SetAttribute.self)
+private let linuxRemoveAttribute = libcSymbol("fremovexattr", as: RemoveAttribute.self)
+
+func systemGetAttribute(_ fd: Int32, _ name: String, _ buffer: UnsafeMutableRawPointer?, _ size: Int) -> Int {
+    guard let call = linuxGetAttribute else { errno = ENOTSUP; return -1 }
+    return call(fd, name, buffer, size)
+}
+func systemSetAttribute(_ fd: Int32, _ name: String, _ value: UnsafeRawPointer?, _ size: Int) -> Int32 {
+    guard let call = linuxSetAttribute else { errno = ENOTSUP; return -1 }
+    return call(fd, name, value, size, 0)
+}
+func systemRemoveAttribute(_ fd: Int32, _ name: String) -> Int32 {
+    guard let call = linuxRemoveAttribute else { errno = ENOTSUP; return -1 }
+    return call(fd, name)
+}
+/// errno for "no such attribute".
+let noAttributeErrno = ENODATA
+#endif

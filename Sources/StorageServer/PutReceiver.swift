@@ -1,30 +1,38 @@
 import Foundation
 import HTTPServer
+import SkyliftSystem
 
 /// Streams a PUT body into a hidden temp file beside the target, fsyncs it, and renames it into place
 /// only when the body is complete: readers see the old file or the new one, never a mix or a prefix.
 /// Concurrent PUTs of one path each have their own temp file, so the last one to finish wins whole.
 /// The temp file and the rename are relative to the target's folder, opened once when the request starts
 /// (see ``FileTree``): no link or rename that happens meanwhile can send the bytes anywhere else.
+/// The bytes are hashed as they arrive and the record is set on the temp file before the rename, so the
+/// file appears with its digests (see ``DigestStore``).
 final class PutReceiver: HTTPBodyReceiver {
     private let target: StoragePath
     private let place: Location
     private let tempName = FileSystem.tempName(kind: "put")
     private let sink: FileSink
     private let maxSize: Int64
+    private let digests: DigestStore
     private var failed = false
 
     /// Creates the temp file; throws when it cannot be created.
-    init(target: StoragePath, maxSize: Int64) throws {
+    init(target: StoragePath, maxSize: Int64, digests: DigestStore) throws {
         self.target = target
         self.maxSize = maxSize
+        self.digests = digests
         guard case let .success(place) = FileTree.locate(target, followLast: false) else {
             throw FileSystemError(operation: "open", path: target.relative, errno: ENOENT)
         }
         self.place = place
-        let fd = openat(place.folder, tempName, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw FileSystemError(operation: "create", path: target.relative, errno: errno) }
-        sink = FileSink(fd: fd, path: target.relative)
+        let file: FileDescriptor
+        do {
+            file = try FileDescriptor.open(tempName, .writeOnly, options: [.create, .exclusive], permissions: 0o644,
+                                           in: FileDescriptor(rawValue: place.folder), label: target.relative)
+        } catch { throw FileSystemError(error) }
+        sink = FileSink(file: file, path: target.relative, digests: digests.recorder())
     }
 
     func receive(_ chunk: UnsafeRawBufferPointer) -> HTTPResponse? {
@@ -40,7 +48,7 @@ final class PutReceiver: HTTPBodyReceiver {
         if failed { return .text(500, "upload failed") }
         let existed = place.stat() != nil
         do {
-            try sink.sync()
+            try sink.sync(recordingIn: digests)
             if place.stat()?.isDirectory == true {
                 return fail(.text(405, "a collection exists at \(target.relative)"))
             }
@@ -50,7 +58,7 @@ final class PutReceiver: HTTPBodyReceiver {
         } catch {
             return fail(Self.response(for: error, path: target))
         }
-        _ = fsync(place.folder)
+        try? FileDescriptor(rawValue: place.folder).sync(path: target.relative)
         var h = HTTPHeaders()
         if let st = place.stat() { h.add("ETag", st.etag) }
         return existed ? HTTPResponse(status: 204, headers: h) : .text(201, "created", headers: h)

@@ -8,6 +8,8 @@ import HTTPServer
 /// Whole files and single ranges are sent by the kernel from the descriptor; several ranges become a
 /// `multipart/byteranges` body produced by reading the descriptor piece by piece.
 struct RangedGet: Sendable {
+    let digests: DigestStore
+
     func respond(_ request: HTTPRequest, path: StoragePath) -> HTTPResponse {
         // Invisible entries (links out of the root, FIFOs, sockets, devices) are 404 like missing ones.
         guard let entry = FileTree.entry(path) else { return .text(404, "not found: \(path.relative)") }
@@ -22,6 +24,7 @@ struct RangedGet: Sendable {
         headers.add("ETag", stat.etag)
         headers.add("Last-Modified", HTTPDate.format(stat.lastModified))
         headers.add("Accept-Ranges", "bytes")
+        addReprDigest(request, fd: fd, stat: stat, to: &headers)
         let outcome = Preconditions.outcome(request, stat: stat)
         if let status = outcome.status {
             close(fd)

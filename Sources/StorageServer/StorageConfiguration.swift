@@ -1,4 +1,5 @@
 import Foundation
+import Hashing
 import HTTPServer
 import SkyliftCore
 import SkyliftSystem
@@ -26,6 +27,9 @@ public struct StorageConfiguration: Sendable {
     public var allowedHosts: HostPolicy?
     /// Certificate and key to serve HTTPS with; nil for plain HTTP. With TLS the session cookie is `Secure`.
     public var tls: TLSIdentity?
+    /// Digests recorded for every file written (served as `Repr-Digest` and in PROPFIND); SHA-256 is always
+    /// kept, SHA-1 and MD5 only when listed (ownCloud clients such as rclone compare those).
+    public var digests: Set<DigestAlgorithm> = [.sha256]
 
     /// The policy in force: ``allowedHosts``, or its default for the auth setting.
     public var effectiveHostPolicy: HostPolicy? { allowedHosts ?? (token == nil ? HostPolicy() : nil) }

@@ -28,7 +28,7 @@ extension StorageRouter {
             guard below.isEmpty || below == "/" || below == "/" + encodedName || below == "/" + top.name else {
                 return .text(404, "not found")
             }
-            return Self.confined(RangedGet().respond(request, path: top))
+            return Self.confined(get.respond(request, path: top))
         }
         if below.isEmpty { return WebAppRedirect.to("\(token)/") }
         let target: StoragePath
@@ -44,7 +44,7 @@ extension StorageRouter {
             return web.appPage(root: String(repeating: "../", count: depth + 2), mode: "share", base: "./",
                                title: (top.name.isEmpty ? "Shared" : top.name) + " · Skylift")
         }
-        return Self.confined(RangedGet().respond(request, path: target))
+        return Self.confined(get.respond(request, path: target))
     }
 
     /// `POST /api/share` with `{"path": "/a/b", "expires": "7d"}`: a link to that file or folder.

@@ -10,6 +10,7 @@ final class StorageRouter: HTTPHandler {
     let tus: TusUploads
     let webdav: WebDAV
     let web: WebApp
+    let get: RangedGet
 
     init(configuration: StorageConfiguration, store: Store) throws {
         self.configuration = configuration
@@ -17,7 +18,8 @@ final class StorageRouter: HTTPHandler {
         let auth = Auth(token: configuration.token)
         self.auth = auth
         tus = TusUploads(store: store, expiry: configuration.tusExpiry, maxSize: configuration.maxUploadSize)
-        webdav = WebDAV(store: store, maxUploadSize: configuration.maxUploadSize)
+        webdav = WebDAV(store: store, maxUploadSize: configuration.maxUploadSize, digests: store.digests)
+        get = RangedGet(digests: store.digests)
         web = try Self.makeWebApp(store: store, auth: auth, secure: configuration.tls != nil)
     }
 
@@ -38,7 +40,7 @@ final class StorageRouter: HTTPHandler {
         switch request.method {
         case "OPTIONS": return .respond(options())
         case "GET", "HEAD":
-            return .respond(Self.confined(FolderViews.respond(request, path: target) ?? RangedGet().respond(request, path: target)))
+            return .respond(Self.confined(FolderViews.respond(request, path: target) ?? get.respond(request, path: target)))
         case "POST": return tus.create(request, folder: target)
         default: return webdav.handle(request, target: target)
         }

@@ -12,7 +12,7 @@ public final class StorageServer: Sendable {
     /// Prepares a server for `configuration.root` on `host:port` (port 0 picks a free one).
     /// Throws ``StorageServerError`` when the root is unusable.
     public init(configuration: StorageConfiguration, host: String = "127.0.0.1", port: UInt16 = 0) throws {
-        let store = try Store(root: configuration.root)
+        let store = try Store(root: configuration.root, digestAlgorithms: configuration.digests)
         let router = try StorageRouter(configuration: configuration, store: store)
         self.router = router
         let handler: any HTTPHandler = configuration.effectiveHostPolicy.map { HostFilter(policy: $0, next: router) } ?? router
@@ -33,6 +33,12 @@ public final class StorageServer: Sendable {
 
     /// Stops serving and waits for open connections to end. Unfinished uploads stay on disk.
     public func stop() { http.stop() }
+
+    /// The digests recorded for written files (sorted); empty when the store's file system keeps no
+    /// extended attributes, so nothing can be recorded (see ``DigestStore``).
+    public var recordedDigests: [String] {
+        router.store.digests.supported ? router.store.digests.algorithms.map(\.rawValue).sorted() : []
+    }
 
     /// The bound port, once started.
     public var port: UInt16 { http.port }

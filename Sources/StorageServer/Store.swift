@@ -1,4 +1,5 @@
 import Foundation
+import Hashing
 import SkyliftCore
 import SkyliftSystem
 
@@ -8,8 +9,11 @@ struct Store: Sendable {
     let resolver: PathResolver
     /// Where unfinished tus uploads live: inside the root so completing one is a same-file-system rename.
     let uploadsDirectory: String
+    /// The digest records of stored files.
+    let digests: DigestStore
 
-    init(root: URL) throws {
+    init(root: URL, digestAlgorithms: Set<DigestAlgorithm> = [.sha256]) throws {
+        digests = DigestStore(algorithms: digestAlgorithms)
         guard let real = FileSystem.realPath(root.path), FileSystem.stat(real)?.isDirectory == true else {
             throw StorageServerError.rootNotADirectory(path: root.path)
         }
@@ -20,6 +24,7 @@ struct Store: Sendable {
         do { try PrivateFiles.createDirectory(uploadsDirectory) } catch {
             throw StorageServerError.cannotCreateState(path: uploadsDirectory, errno: error.errno ?? .ioError)
         }
+        digests.probe(in: uploadsDirectory)
     }
 
     var root: StoragePath { StoragePath(segments: [], rootPath: rootPath) }

@@ -252,6 +252,7 @@ final class TusUploads: Sendable {
             if place.stat()?.isDirectory == true {
                 return Self.tusResponse(409, "a folder exists at \(target.relative)")
             }
+            store.digests.hashAndSave(path: upload.dataPath)
             guard renameat(AT_FDCWD, upload.dataPath, place.folder, place.name) == 0 else {
                 throw FileSystemError(operation: "rename", path: target.relative, errno: errno)
             }

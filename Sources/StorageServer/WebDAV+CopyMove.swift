@@ -114,9 +114,13 @@ extension WebDAV {
     private func copyFile(_ fromFolder: Int32, _ fromName: String, to folder: Int32, _ name: String) throws {
         let input = try FileSystem.openRegularFile(in: fromFolder, fromName)
         defer { close(input) }
-        let output = openat(folder, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard output >= 0 else { throw FileSystemError(operation: "create", path: name, errno: errno) }
-        let sink = FileSink(fd: output, path: name)
+        let output: FileDescriptor
+        do {
+            output = try FileDescriptor.open(name, .writeOnly, options: [.create, .exclusive, .noFollow], permissions: 0o644,
+                                             in: FileDescriptor(rawValue: folder))
+        } catch { throw FileSystemError(error) }
+        // The copy is hashed as it is written: its record is of the bytes it really holds.
+        let sink = FileSink(file: output, path: name, digests: digests.recorder())
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: FileSink.bufferSize, alignment: 16)
         defer { buffer.deallocate() }
         while true {
@@ -125,6 +129,6 @@ extension WebDAV {
             if n == 0 { break }
             try sink.append(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
         }
-        try sink.sync()
+        try sink.sync(recordingIn: digests)
     }
 }

@@ -66,7 +66,7 @@ extension WebDAV {
 
     /// A live property's current value, nil when it does not apply to this resource.
     private func live(_ name: PropertyName, _ path: StoragePath, _ stat: FileStat) -> XMLTree? {
-        guard name.namespace == "DAV:" else { return nil }
+        guard name.namespace == "DAV:" else { return digestProperty(name, path, stat) }
         switch name.name {
         case "displayname": return DAVXML.dav("displayname", text: path.name)
         case "getcontentlength": return stat.isDirectory ? nil : DAVXML.dav("getcontentlength", text: String(stat.size))

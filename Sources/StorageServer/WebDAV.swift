@@ -9,10 +9,12 @@ final class WebDAV: Sendable {
     let maxUploadSize: Int64
     let locks = LockTable()
     let properties = DeadProperties()
+    let digests: DigestStore
 
-    init(store: Store, maxUploadSize: Int64) {
+    init(store: Store, maxUploadSize: Int64, digests: DigestStore) {
         self.store = store
         self.maxUploadSize = maxUploadSize
+        self.digests = digests
     }
 
     func handle(_ request: HTTPRequest, target: StoragePath) -> HTTPHeadDecision {
@@ -95,7 +97,7 @@ final class WebDAV: Sendable {
             return .respond(.text(413, "body larger than \(maxUploadSize) bytes"))
         }
         do {
-            return .receive(try PutReceiver(target: target, maxSize: maxUploadSize))
+            return .receive(try PutReceiver(target: target, maxSize: maxUploadSize, digests: digests))
         } catch {
             return .respond(PutReceiver.response(for: error, path: target))
         }

@@ -41,7 +41,7 @@ extension Job {
             throw UploadError.sizeMismatch(source: source.name, url: destination, expected: length, found: nil)
         }
         var verified = false
-        if options.verify {
+        if options.verify || (options.checkServedDigest && object?.sha256 != nil) {
             try await verify(object)
             verified = true
         }

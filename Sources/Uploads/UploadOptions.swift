@@ -17,6 +17,9 @@ public struct UploadOptions: Sendable {
     public var parts: Int
     /// Seconds between progress events.
     public var progressInterval: Double
+    /// Compare SHA-256 with the digest the server offers for the stored object (`Repr-Digest`), when it
+    /// offers one, without `verify`: it costs a local re-read and no extra bytes on the network.
+    public var checkServedDigest = false
 
     /// Parts in flight per file unless asked otherwise.
     public static let defaultParts = 4

@@ -29,7 +29,8 @@ func runSkylift(_ arguments: [String], environment: [String: String] = [:]) asyn
           upload       upload files to a cloud folder, resumably (tus, WebDAV or S3)
           copy         stream a file, an http(s) or an s3:// object into a cloud folder, with no local copy
           watch        upload every file of a folder once it has stopped changing
-          status       show the watch queue: counts per state, uploads in flight, last errors
+          status       show the watch queue and the store's last scrub
+          scrub        re-read the stored files and check them against their digests
           share        make, list or revoke read-only links to a file or folder of the embedded cloud
           service      install or remove a systemd user service running watch, serve or proxy
           completions  print shell completion for bash, zsh or fish
@@ -77,7 +78,7 @@ func runSkylift(_ arguments: [String], environment: [String: String] = [:]) asyn
 
     @Test func serveHelp() async {
         let expected = """
-        usage: skylift serve [--root DIR] [--listen HOST:PORT] [--token-file FILE | --token TOKEN | --no-auth] [--allow-host NAME]... [--tls-cert FILE --tls-key FILE | --tls-self-signed] [--tus-expiry SECONDS] [--quiet]
+        usage: skylift serve [--root DIR] [--listen HOST:PORT] [--token-file FILE | --token TOKEN | --no-auth] [--allow-host NAME]... [--tls-cert FILE --tls-key FILE | --tls-self-signed] [--tus-expiry SECONDS] [--digests LIST] [--quiet]
 
         Serve a folder as the embedded cloud: WebDAV at /dav/, tus uploads at /uploads/<id>,
         ranged GET/HEAD on every file. The token comes from --token-file, --token or
@@ -88,6 +89,9 @@ func runSkylift(_ arguments: [String], environment: [String: String] = [:]) asyn
         With --tls-self-signed a certificate is made on first start and kept next to the store
         (<store>.tls-cert.pem, key in <store>.tls-key.pem, mode 0600); its SHA-256 fingerprint
         and the public-key pin clients pass to --pin-sha256 are printed at start.
+        The SHA-256 of every file written is recorded with it (in an extended attribute) and
+        served as Repr-Digest and in PROPFIND; --digests sha256,sha1,md5 also keeps the SHA-1
+        and MD5 that ownCloud clients such as `rclone check` compare.
 
         options:
           --root DIR            folder to serve (default: $XDG_DATA_HOME/skylift/store)
@@ -100,6 +104,7 @@ func runSkylift(_ arguments: [String], environment: [String: String] = [:]) asyn
           --tls-key FILE        private key (PEM, unencrypted, mode 0600) of --tls-cert
           --tls-self-signed     serve HTTPS with a certificate made once and kept next to the store
           --tus-expiry SECONDS  drop unfinished tus uploads after this long (default: 86400)
+          --digests LIST        digests to keep, from sha256,sha1,md5 (default: sha256; sha256 is always kept)
           --quiet               no access log on stderr
           --help                show this help and exit
 

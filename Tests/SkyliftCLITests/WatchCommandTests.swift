@@ -54,16 +54,19 @@ import Testing
         let r = await runSkylift(["status", "--help"])
         #expect(r.status == 0)
         #expect(r.out == """
-        usage: skylift status [--state DIR] [--json]
+        usage: skylift status [--state DIR] [--root DIR] [--json]
 
         Show what `skylift watch` has queued: how many files are pending, uploading, done and
         failed, the uploads in flight with their progress, and the latest errors. Reads the
         queue without disturbing a running agent. Without --state, every watched folder under
-        $XDG_STATE_HOME/skylift/watch is shown.
+        $XDG_STATE_HOME/skylift/watch is shown. Then, for the store given with --root (without
+        --state, also the default store when it exists), when it was last checked by `skylift
+        scrub` and what that found.
 
         options:
           --state DIR  the state folder given to `skylift watch --state`
-          --json       print one JSON object per watched folder
+          --root DIR   also show the last scrub of this store
+          --json       print one JSON object per watched folder (and per store)
           --help       show this help and exit
 
         """)

@@ -4,10 +4,10 @@ import TestPrograms
 
 /// rclone (Debian), a WebDAV client no one here wrote: a tree up, back down, and a check in between.
 @Suite struct RcloneTests {
-    static func rclone(_ f: ServerFixture, _ args: [String]) throws -> (out: String, status: Int32) {
+    static func rclone(_ f: ServerFixture, _ args: [String], vendor: String = "other") throws -> (out: String, status: Int32) {
         try runTool(TestPrograms.path("rclone"), ["--config", "/dev/null", "--low-level-retries", "1", "--retries", "1"] + args, environment: [
             "RCLONE_CONFIG_SKY_TYPE": "webdav", "RCLONE_CONFIG_SKY_URL": f.url("/dav/"),
-            "RCLONE_CONFIG_SKY_VENDOR": "other", "RCLONE_CONFIG_SKY_BEARER_TOKEN": ServerFixture.token,
+            "RCLONE_CONFIG_SKY_VENDOR": vendor, "RCLONE_CONFIG_SKY_BEARER_TOKEN": ServerFixture.token,
         ])
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Hashing
 import SkyliftCore
 import StorageServer
 import Synchronization
@@ -14,8 +15,11 @@ final class ServerFixture: Sendable {
     let expiry: TimeInterval
     let maxSize: Int64
 
+    let digests: Set<DigestAlgorithm>
+
     init(token: String? = ServerFixture.token, expiry: TimeInterval = 3600, maxSize: Int64 = 1 << 30,
-         root: URL? = nil) throws {
+         root: URL? = nil, digests: Set<DigestAlgorithm> = [.sha256]) throws {
+        self.digests = digests
         self.root = root ?? FileManager.default.temporaryDirectory.appendingPathComponent("skylift-storage-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: self.root, withIntermediateDirectories: true)
         self.expiry = expiry
@@ -25,8 +29,9 @@ final class ServerFixture: Sendable {
 
     /// (Re)starts on a fresh port with the same root.
     func start(token: String? = ServerFixture.token) throws {
-        let config = StorageConfiguration(root: root, token: token, tusExpiry: expiry, maxUploadSize: maxSize,
+        var config = StorageConfiguration(root: root, token: token, tusExpiry: expiry, maxUploadSize: maxSize,
                                           accessLog: Logger(label: "access") { [log] line in log.append(line) }, idleTimeout: 10)
+        config.digests = digests
         let s = try StorageServer(configuration: config)
         try s.start()
         server.withLock { $0 = s }

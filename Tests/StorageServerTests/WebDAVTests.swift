@@ -184,16 +184,17 @@ import TestPrograms
     }
 
     @Test func tempFilesLeftByAKilledServerAreSweptOnStart() throws {
-        let f = try ServerFixture()
-        f.stop()
-        try f.write("a/b/.skylift-put-0123", [1, 2, 3])
-        try f.write("a/.skylift-tmp-4567", [1])
-        try f.write("a/keep.txt", [1])
+        // The leftovers are in place before any server starts on the root: a server started and stopped first
+        // left its own sweep running, which could remove a file just written (coarse clock) before it was aged.
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-storage-\(UUID().uuidString)")
         let old = Date(timeIntervalSinceNow: -60)
-        for p in ["a/b/.skylift-put-0123", "a/.skylift-tmp-4567"] {
-            try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: f.file(p).path)
+        for (p, bytes) in [("a/b/.skylift-put-0123", [1, 2, 3]), ("a/.skylift-tmp-4567", [1]), ("a/keep.txt", [1])] as [(String, [UInt8])] {
+            let url = root.appendingPathComponent(p)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(bytes).write(to: url)
+            if p != "a/keep.txt" { try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: url.path) }
         }
-        try f.start()
+        let f = try ServerFixture(root: root)
         let stale = ["a/b/.skylift-put-0123", "a/.skylift-tmp-4567"].map { f.file($0).path }
         for _ in 0..<100 where stale.contains(where: FileManager.default.fileExists) {
             Thread.sleep(forTimeInterval: 0.05)

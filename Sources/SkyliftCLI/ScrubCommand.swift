@@ -1,0 +1,103 @@
+import Foundation
+import Hashing
+import SkyliftCore
+import StorageServer
+
+/// `skylift scrub`: re-read the store and compare every file with its digest record.
+public enum ScrubCommand: Command {
+    public static let spec = CommandSpec(
+        name: "scrub",
+        summary: "re-read the stored files and check them against their digests",
+        usage: "scrub [--root DIR] [--rate BYTES] [--digests LIST] [--no-record] [--json]",
+        details: """
+        Re-read every file of the embedded cloud's store and compare it with the digest `skylift
+        serve` recorded when the file was written. Every mismatch (the bytes changed but the size,
+        mtime and inode did not: rot, or a write that kept the mtime) and every file without a
+        record (never written through the server, or changed behind its back) is reported. Files
+        without a record are hashed and recorded now, so the next scrub checks them, unless
+        --no-record is given. With --rate the reading is limited to BYTES per second (suffixes K,
+        M, G), so a scrub can run in the background beside the server. The result is kept in the
+        store and shown by `skylift status`. Exit status 1 when a file mismatched or could not be
+        read.
+        """,
+        options: Options.specs,
+        examples: [
+            "skylift scrub",
+            "skylift scrub --root ~/media --rate 50M --json",
+        ])
+
+    public struct Options: CommandOptions {
+        var root: String?
+        var rate: Int64?
+        var digests: Set<DigestAlgorithm>?
+        var noRecord = false
+        var json = false
+
+        public init() {}
+
+        public static let declarations: [OptionDeclaration<Options>] = [
+            .value("--root", "DIR", help: "store to check (default: $XDG_DATA_HOME/skylift/store)", \.root),
+            .value("--rate", "BYTES", help: "read at most BYTES per second (e.g. 50M)", \.rate,
+                   as: ValueParser(expected: "a byte count per second such as 50M") { text in
+                       ByteCount.parse(text).flatMap { $0 > 0 ? $0 : nil }
+                   }),
+            DigestOption.declaration(\.digests),
+            .flag("--no-record", help: "only report files without a record; do not record them", \.noRecord),
+            .flag("--json", help: "print the report as one JSON object", \.json),
+        ]
+    }
+
+    public static func run(_ invocation: Invocation<Options>, context: CommandContext) async throws -> Int32 {
+        let options = invocation.options
+        let root = options.root.map { URL(fileURLWithPath: $0) } ?? EmbeddedCloudDefaults(environment: context.environment).store
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw CommandFailure("store \(root.path) is not a directory")
+        }
+        let json = options.json
+        let live = context.isTerminal && !json
+        let scrub = StoreScrub(root: root, rate: options.rate, record: !options.noRecord,
+                               algorithms: DigestOption.algorithms(options.digests))
+        var lastDraw = Date.distantPast
+        let report: ScrubReport
+        do {
+            report = try scrub.run { p in
+                guard live, Date().timeIntervalSince(lastDraw) >= 0.25 || p.files == p.totalFiles else { return }
+                lastDraw = Date()
+                context.errors.write("\r\u{1B}[K" + progressLine(p))
+            }
+        } catch {
+            throw CommandFailure("\(error)")
+        }
+        if live { context.errors.write("\r\u{1B}[K") }
+        if json {
+            context.output.line(report.json)
+        } else {
+            context.output.write(text(report))
+        }
+        return report.damaged.isEmpty ? 0 : 1
+    }
+
+    static func progressLine(_ p: StoreScrub.Progress) -> String {
+        let percent = p.totalBytes > 0 ? " (\(min(100, p.bytes * 100 / p.totalBytes))%)" : ""
+        return "scrub: \(p.files)/\(p.totalFiles) files, \(ByteCount.format(p.bytes)) of \(ByteCount.format(p.totalBytes))\(percent)"
+    }
+
+    /// The human report: one summary line, then one line per finding.
+    static func text(_ report: ScrubReport) -> String {
+        var lines = [summary(report)]
+        for finding in report.findings {
+            lines.append("  \(finding.kind.rawValue): \(finding.path)" + (finding.detail.map { " (\($0))" } ?? ""))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// "N files, SIZE: M ok, X mismatched, Y unrecorded (Z recorded now), …" — shared with `status`.
+    static func summary(_ report: ScrubReport) -> String {
+        var parts = ["\(report.matched) ok", "\(report.count(.mismatch)) mismatched",
+                     "\(report.count(.unrecorded)) unrecorded" + (report.recorded > 0 ? " (\(report.recorded) recorded now)" : "")]
+        if report.count(.changed) > 0 { parts.append("\(report.count(.changed)) changed while read") }
+        if report.count(.unreadable) > 0 { parts.append("\(report.count(.unreadable)) unreadable") }
+        return "\(report.root): \(report.files) files, \(ByteCount.format(report.bytes)): " + parts.joined(separator: ", ")
+    }
+}
