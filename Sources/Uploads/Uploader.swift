@@ -77,6 +77,7 @@ struct Job {
                 try Task.checkCancellation()
                 if write == nil { write = try await create() }
                 guard let w = write else { continue }
+                w.attach(reader: reader)
                 try await sendAll(w, progress: progress)
                 try await source.checkUnchanged()
                 try await w.finish()
@@ -182,7 +183,8 @@ struct Job {
     }
 
     func partLength(at offset: Int64, _ w: any RemoteWrite) -> Int64 {
-        w.isResumable ? min(source.length - offset, options.partLength, w.maxPartLength ?? .max) : source.length
+        guard w.isResumable, !w.sendsToEnd else { return source.length - (w.isResumable ? offset : 0) }
+        return min(source.length - offset, options.partLength, w.maxPartLength ?? .max)
     }
 
     static func algorithm(_ alg: PartChecksumAlgorithm) -> DigestAlgorithm { alg == .sha256 ? .sha256 : .sha1 }
@@ -270,35 +272,6 @@ struct Job {
         emit(.progress(TransferProgress(completed: length, total: length, rate: 0)))
         emit(.done(result))
         return result
-    }
-
-    /// SHA-256 of the source against the server's digest, or against the object read back.
-    func verify(_ object: RemoteObject?) async throws {
-        let local = try await source.digest(of: ByteRange(offset: 0, length: source.length), .sha256)
-        if let remoteDigest = object?.sha256 {
-            guard remoteDigest == local else { throw UploadError.verifyFailed(source: source.name, url: destination) }
-            return
-        }
-        guard remote.capabilities.readable else { throw UploadError.cannotVerify(source: source.name, url: destination) }
-        let response: HTTPClientResponse
-        do {
-            response = try await remote.read(name, range: nil)
-        } catch let e as RemoteError {
-            throw UploadError.remote(source: source.name, e)
-        }
-        var digest = Digest(.sha256)
-        var count: Int64 = 0
-        do {
-            for try await chunk in response.body {
-                digest.update(chunk)
-                count += Int64(chunk.count)
-            }
-        } catch {
-            throw UploadError.remote(source: source.name, .network(url: URL(string: destination) ?? remote.folderURL, reason: String(describing: error)))
-        }
-        guard count == source.length, digest.finalize() == local else {
-            throw UploadError.verifyFailed(source: source.name, url: destination)
-        }
     }
 
     func record(token: String?, offset: Int64) -> ResumeRecord {
