@@ -31,7 +31,7 @@ struct TransferSettings {
         OptionSpec("--json", help: "print one JSON object per event instead of progress lines"),
         OptionSpec("--force", help: "upload even when the destination already holds the same content"),
         OptionSpec("--verify", help: "read the object back (or use a server digest) and compare SHA-256"),
-        OptionSpec("--part-size", "SIZE", help: "largest tus PATCH body, e.g. 16M (default: 64M), or S3 part (at least 5M; default: sized to the file)"),
+        OptionSpec("--part-size", "SIZE", help: "tus PATCH size if the server lacks block-checksum, e.g. 16M (default: 64M), or S3 part (at least 5M; default: sized to the file)"),
     ] + ClientTLS.options + S3Settings.optionSpecs
 
     init(_ arguments: ParsedArguments, destination raw: String, context: CommandContext, command: String) throws {

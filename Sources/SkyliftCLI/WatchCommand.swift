@@ -35,7 +35,7 @@ public enum WatchCommand: Command {
             OptionSpec("--ignore", "GLOB", help: "also ignore matching names (or paths, if GLOB has a /)", repeatable: true),
             OptionSpec("--jobs", "N", help: "uploads at once (default: 2)"),
             OptionSpec("--state", "DIR", help: "queue and resume state (default: $XDG_STATE_HOME/skylift/watch/<id of DIR>)"),
-            OptionSpec("--part-size", "SIZE", help: "largest tus PATCH body, e.g. 16M (default: 64M), or S3 part (at least 5M; default: sized to the file)"),
+            OptionSpec("--part-size", "SIZE", help: "tus PATCH size if the server lacks block-checksum, e.g. 16M (default: 64M), or S3 part (at least 5M; default: sized to the file)"),
             OptionSpec("--json", help: "one JSON object per event on stdout"),
             OptionSpec("--mirror-deletes", help: "delete the remote copy when a file is deleted"),
         ] + ClientTLS.options + S3Settings.optionSpecs,

@@ -95,7 +95,7 @@ final class WebDAV: Sendable {
             return .respond(.text(413, "body larger than \(maxUploadSize) bytes"))
         }
         do {
-            return .receive(try PutReceiver(target: target, maxSize: maxUploadSize))
+            return .receive(try PutReceiver(target: target, maxSize: maxUploadSize, expected: ServerDigest.sha256(request.headers)))
         } catch {
             return .respond(PutReceiver.response(for: error, path: target))
         }
