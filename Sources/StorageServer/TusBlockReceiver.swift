@@ -43,7 +43,8 @@ final class TusBlockReceiver: HTTPBodyReceiver {
             throw FileSystemError(operation: "truncate", path: upload.dataPath, errno: errno)
         }
         sink = FileSink(fd: fd, path: upload.dataPath)
-        try blocks.keep(Int(offset / blockSize))
+        // Digests past the offset go too (a short last block is kept when the offset is the upload's end).
+        try blocks.keep(TusProtocol.blockCount(length: offset, blockSize: blockSize))
     }
 
     private var position: Int64 { startOffset + sink.written }
