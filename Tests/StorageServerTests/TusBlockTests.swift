@@ -48,6 +48,8 @@ import TestPrograms
         let patched = try TusTests.patch(f, location, offset: 0, bytes)
         #expect(patched.status == 204 && patched.header("Upload-Offset") == String(bytes.count))
         #expect(!FileManager.default.fileExists(atPath: f.file("inbox/whole.bin").path), "moved into place unconfirmed")
+        // An empty PATCH at the end keeps the short last block.
+        #expect(try TusTests.patch(f, location, offset: bytes.count, []).header("Upload-Offset") == String(bytes.count))
         let h = try Self.head(f, location)
         #expect(h.header("Upload-Offset") == String(bytes.count) && h.header("Upload-Blocks-Confirmed") == "0")
         // Confirmations go in order, never past what arrived, and are checked for shape.
