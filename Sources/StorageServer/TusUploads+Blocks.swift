@@ -29,6 +29,10 @@ extension TusUploads {
         guard claimed == offset else {
             return .respond(Self.tusResponse(409, "Upload-Offset \(claimed) does not match the upload's offset \(offset)"))
         }
+        // Never accept a checksum without checking it: here data is checked block by block instead.
+        if request.headers[Header.checksum] != nil {
+            return .respond(Self.tusResponse(400, "Upload-Checksum goes only with a block sent again; data is checked by \(Header.blockDigests)"))
+        }
         return receiveBlocks(request, upload: upload, info: info, offset: offset, wrap: { $0 })
     }
 

@@ -45,6 +45,9 @@ import TestPrograms
         let f = try ServerFixture()
         let bytes = try Self.urandom(2 * Self.block + 12345)
         let location = try Self.create(f, length: bytes.count, name: "whole.bin")
+        let sum = "sha256 " + Data(Digest.hash(.sha256, bytes)).base64EncodedString()
+        #expect(try TusTests.patch(f, location, offset: 0, bytes, extra: ["-H", "Upload-Checksum: \(sum)"]).status == 400,
+                "a checksum the server would not check is refused")
         let patched = try TusTests.patch(f, location, offset: 0, bytes)
         #expect(patched.status == 204 && patched.header("Upload-Offset") == String(bytes.count))
         #expect(!FileManager.default.fileExists(atPath: f.file("inbox/whole.bin").path), "moved into place unconfirmed")
