@@ -1,9 +1,10 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Data flows one way (see DESIGN.md): source → BlobStream → Remotes → Uploads;
-// HTTPClient → RangeCache → StreamProxy; FolderWatch → AutoUpload → Uploads.
-// A module depends only on modules upstream of it.
+// ARCHITECTURE.md is the map: what each module owns, the four data paths, the concurrency model, lock order
+// and durability rules. Data flows one way: source → BlobStream → Remotes → Uploads; HTTPClient → RangeCache →
+// StreamProxy; FolderWatch → AutoUpload → Uploads. A module depends only on modules upstream of it;
+// scripts/check-architecture.sh fails when this file, the imports and ARCHITECTURE.md's table disagree.
 let package = Package(
     name: "Skylift",
     platforms: [.macOS(.v15)],
@@ -37,18 +38,19 @@ let package = Package(
         // The platform layer: descriptors, errno, stat, atomic replacement, the blocking-work executor.
         .target(name: "SkyliftSystem"),
         .target(name: "SkyliftCore"),
-        .target(name: "Hashing", dependencies: ["CCrypto"]),
+        .target(name: "Hashing", dependencies: ["CCrypto", "SkyliftCore"]),
         // Self-signed server certificates and their fingerprints, built with libcrypto (no openssl program needed).
-        .target(name: "Certificates", dependencies: ["CCrypto"]),
+        .target(name: "Certificates", dependencies: ["CCrypto", "SkyliftCore"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "SkyliftCore"]),
-        // Pages and scripts are embedded as Swift constants (WebAssets.swift, made by scripts/embed-webapp.py from
+        // Pages and scripts are embedded as Swift constants (WebAssets*.swift, made by scripts/embed-webapp.py from
         // assets/), not package resources: a copied or static `skylift` binary has no resource bundle beside it.
-        .target(name: "WebApp", dependencies: ["HTTPServer", "SkyliftCore", "Hashing"], exclude: ["assets"]),
+        .target(name: "WebApp", dependencies: ["HTTPServer", "SkyliftCore", "SkyliftSystem", "Hashing"], exclude: ["assets"]),
         .target(name: "StorageServer", dependencies: ["HTTPServer", "SkyliftCore", "SkyliftSystem", "Hashing", "WebApp"]),
         .target(name: "HTTPClient", dependencies: ["SkyliftCore", "CCurl"]),
         // URLSession behind the HTTPTransport contract; its own module so only its users link FoundationNetworking.
         .target(name: "URLSessionHTTP", dependencies: ["HTTPClient", "SkyliftCore"]),
-        .target(name: "BlobStream", dependencies: ["SkyliftCore", "SkyliftSystem", "Hashing", "HTTPClient"]),
+        // No HTTP here: a user of FileSource links no libcurl. HTTPSource (a ranged-GET source) lives in Remotes.
+        .target(name: "BlobStream", dependencies: ["SkyliftCore", "SkyliftSystem", "Hashing"]),
         .target(name: "Remotes", dependencies: ["SkyliftCore", "SkyliftSystem", "BlobStream", "Hashing", "HTTPClient"]),
         .target(name: "Uploads", dependencies: ["Remotes", "BlobStream", "HTTPClient", "SkyliftCore", "SkyliftSystem", "Hashing"]),
         .target(name: "RangeCache", dependencies: ["SkyliftCore", "SkyliftSystem", "HTTPClient", "Hashing"]),
@@ -56,7 +58,7 @@ let package = Package(
         .target(name: "FolderWatch", dependencies: ["SkyliftCore", "SkyliftSystem"]),
         .target(name: "AutoUpload", dependencies: ["FolderWatch", "Uploads", "Remotes", "HTTPClient", "CSQLite", "SkyliftCore", "SkyliftSystem"]),
         .target(name: "SkyliftCLI", dependencies: [
-            "SkyliftCore", "SkyliftSystem", "StorageServer", "WebApp", "Certificates", "BlobStream", "Remotes", "Uploads",
+            "SkyliftCore", "SkyliftSystem", "Hashing", "HTTPClient", "HTTPServer", "StorageServer", "WebApp", "Certificates", "Remotes", "Uploads",
             "RangeCache", "StreamProxy", "FolderWatch", "AutoUpload",
         ]),
         // `skylift --version` names the commit: the plugin reads .git (no git needed) and stamps it in.
@@ -75,9 +77,10 @@ let package = Package(
         .testTarget(name: "CertificatesTests", dependencies: ["Certificates"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestPrograms"]),
         .testTarget(name: "WebAppTests", dependencies: ["WebApp", "Hashing", "TestPrograms"], exclude: ["browser"]),
-        .testTarget(name: "StorageServerTests", dependencies: ["StorageServer", "Hashing", "TestPrograms"]),
+        .testTarget(name: "StorageServerTests", dependencies: ["StorageServer", "Hashing", "TestProbes", "TestPrograms"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "URLSessionHTTP", "HTTPServer", "Hashing"]),
-        .testTarget(name: "BlobStreamTests", dependencies: ["BlobStream", "StorageServer"]),
+        // HTTPSourceTests stay here beside the stream tests whose fixtures they share; HTTPSource itself is in Remotes.
+        .testTarget(name: "BlobStreamTests", dependencies: ["BlobStream", "Remotes", "HTTPClient", "StorageServer"]),
         .testTarget(name: "RemotesTests", dependencies: ["Remotes", "StorageServer", "Uploads", "RangeCache", "TestProbes", "TestPrograms"]),
         .testTarget(name: "UploadsTests", dependencies: ["Uploads", "StorageServer", "TestProbes", "TestPrograms"]),
         .testTarget(name: "RangeCacheTests", dependencies: ["RangeCache", "StorageServer"]),

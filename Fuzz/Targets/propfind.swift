@@ -3,12 +3,14 @@ import Remotes
 import SkyliftCore
 
 /// PROPFIND multistatus answers from a WebDAV remote through PropfindResponse.parse. Properties: lengths
-/// are non-negative and dates within years 1...9999.
+/// are non-negative and dates within years 1...9999; the reader's events are balanced and its errors printable.
 private let url = URL(string: "http://fuzz.invalid/dav/")!
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzPropfind(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
-    guard let body = FuzzInput(data, size).xmlBody, let entries = try? PropfindResponse.parse(body, url: url) else {
+    let body = FuzzInput(data, size).bytes
+    XMLEventCheck.read(body, limits: .serverResponse)
+    guard let entries = try? PropfindResponse.parse(body, url: url) else {
         return 0
     }
     for e in entries {

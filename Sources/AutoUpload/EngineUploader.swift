@@ -3,29 +3,30 @@ import FolderWatch
 import HTTPClient
 import Remotes
 import SkyliftCore
-import Synchronization
 import Uploads
 
 /// `FileUploading` over the resumable upload engine (`Uploads.Uploader`): tus when the destination offers
-/// it, WebDAV PUT otherwise. The engine keeps each upload's URL in its resume store before the first byte
-/// is sent and always asks the server for its offset, so an interrupted upload continues where the server
-/// stopped, in this process or the next.
+/// it, WebDAV PUT otherwise, S3 multipart with parallel parts. The engine keeps each upload's resume record in
+/// the file's queue row (``QueueResumeState``) before the first byte is sent and always asks the server what it
+/// holds, so an interrupted upload continues where the server stopped, in this process or the next. Retries
+/// happen inside the engine; the agent only re-queues a file whose run failed for good.
 public struct EngineUploader: FileUploading {
-    public let uploader: Uploader
-    public var destination: String { uploader.remote.folderURL.absoluteString }
+    public let remote: any Remote
+    public let options: UploadOptions
+    public var destination: String { remote.folderURL.absoluteString }
 
-    public init(uploader: Uploader) {
-        self.uploader = uploader
+    public init(remote: any Remote, options: UploadOptions = UploadOptions()) {
+        self.remote = remote
+        self.options = options
     }
 
-    /// Finds out what `url` speaks (OPTIONS) and builds the engine, with its resume records under `stateDirectory`.
-    public static func connect(to url: URL, token: String?, stateDirectory: URL,
-                               transport: any HTTPTransport = makeDefaultTransport(),
+    /// Finds out what `url` speaks (OPTIONS) and builds the engine for it.
+    public static func connect(to url: URL, token: String?, transport: any HTTPTransport = makeDefaultTransport(),
                                options: UploadOptions = UploadOptions()) async throws(AutoUploadError) -> EngineUploader {
         let http = RemoteHTTP(transport: transport, headers: RemoteHTTP.headers(token: token))
         do {
             let remote = try await RemoteDiscovery(http: http, partLength: options.partLength).discover(url)
-            return EngineUploader(uploader: Uploader(remote: remote, store: ResumeStore(directory: stateDirectory), options: options))
+            return EngineUploader(remote: remote, options: options)
         } catch let error as RemoteError {
             if let status = error.status, status == 401 || status == 403 {
                 throw .authenticationRefused(url: Redaction.url(url), status: status)
@@ -36,7 +37,7 @@ public struct EngineUploader: FileUploading {
         }
     }
 
-    public func upload(localPath: String, as remotePath: String, expected: FileSnapshot,
+    public func upload(localPath: String, as remotePath: String, expected: FileSnapshot, resume: any ResumeState,
                        report: @escaping @Sendable (UploadReport) -> Void) async throws(UploadFailure) {
         let source: BlobUploadSource
         do {
@@ -45,27 +46,14 @@ public struct EngineUploader: FileUploading {
             throw Self.failure(error)
         }
         guard source.length == expected.size else { throw .changed }
-        let store = uploader.store
-        let destination = RemotePath.url(remotePath, in: uploader.remote.folderURL).absoluteString
-        let announced = UploadURLAnnouncer()
-        // Whatever happens, the queue learns the upload URL the engine stored (for `status` and diagnosis).
-        defer {
-            announced.once { store.load(source: source.name, destination: destination)?.token }.map { report(.uploadURL($0)) }
-        }
         do {
             // Run inside this task (not a detached handle) so cancelling the agent's worker pauses the upload.
-            _ = try await uploader.run(source, as: remotePath) { event in
+            _ = try await Uploader(remote: remote, store: resume, options: options).run(source, as: remotePath) { event in
                 switch event {
-                case let .resumed(offset):
-                    announced.once { store.load(source: source.name, destination: destination)?.token }.map { report(.uploadURL($0)) }
-                    report(.resumed(from: offset))
-                case let .progress(progress):
-                    announced.once { store.load(source: source.name, destination: destination)?.token }.map { report(.uploadURL($0)) }
-                    report(.progress(sent: progress.completed))
-                case .skipped:
-                    report(.skipped)
-                default:
-                    break
+                case let .resumed(offset): report(.resumed(from: offset))
+                case let .progress(progress): report(.progress(sent: progress.completed))
+                case .skipped: report(.skipped)
+                default: break
                 }
             }
         } catch {
@@ -73,15 +61,9 @@ public struct EngineUploader: FileUploading {
         }
     }
 
-    public func forget(localPath: String, as remotePath: String) {
-        let source = URL(fileURLWithPath: localPath).standardizedFileURL.path
-        let destination = RemotePath.url(remotePath, in: uploader.remote.folderURL).absoluteString
-        uploader.store.remove(source: source, destination: destination)
-    }
-
     public func delete(_ remotePath: String) async throws(UploadFailure) {
         do {
-            try await uploader.remote.delete(remotePath)
+            try await remote.delete(remotePath)
         } catch {
             throw Self.failure(error)
         }
@@ -89,7 +71,7 @@ public struct EngineUploader: FileUploading {
 
     public func move(_ from: String, to: String) async throws(UploadFailure) {
         do {
-            try await uploader.remote.move(from, to: to)
+            try await remote.move(from, to: to)
         } catch {
             throw Self.failure(error)
         }
@@ -117,18 +99,5 @@ public struct EngineUploader: FileUploading {
             return .refused(url: Redaction.url(url), status: code)
         }
         return .failed(error.description)
-    }
-}
-
-/// Reports the upload URL once, the first time the engine's resume record holds it.
-final class UploadURLAnnouncer: Sendable {
-    private let done = Mutex(false)
-
-    func once(_ load: () -> String?) -> String? {
-        done.withLock { d -> String? in
-            guard !d, let url = load() else { return nil }
-            d = true
-            return url
-        }
     }
 }

@@ -1,4 +1,5 @@
 import FolderWatch
+import Uploads
 
 /// Sends single files to the destination. The watch agent's only view of the upload engine, so the
 /// queue logic runs the same over any engine.
@@ -7,13 +8,10 @@ public protocol FileUploading: Sendable {
     var destination: String { get }
     /// Uploads the file at `localPath` as `remotePath` (folders created as needed), replacing what is
     /// there, resuming an earlier interrupted attempt of the same content from the server's offset.
-    /// Cancellation stops at a resumable point and throws `.cancelled`.
-    func upload(localPath: String, as remotePath: String, expected: FileSnapshot,
+    /// Cancellation stops at a resumable point and throws `.cancelled`. `resume` keeps the upload's resume
+    /// record (the file's queue row), so a crash at any point finds the upload, or the finished object, again.
+    func upload(localPath: String, as remotePath: String, expected: FileSnapshot, resume: any ResumeState,
                 report: @escaping @Sendable (UploadReport) -> Void) async throws(UploadFailure)
-    /// Called once the queue has recorded the upload as done: resume state for it is no longer needed.
-    /// (Kept until then so a crash between the server's confirmation and the queue's record still finds
-    /// the finished upload rather than sending it again.)
-    func forget(localPath: String, as remotePath: String)
     /// Removes `remotePath` from the destination (missing is fine).
     func delete(_ remotePath: String) async throws(UploadFailure)
     /// Moves the remote copy `from` (a file, or a folder with everything under it) to `to`, replacing what is
@@ -23,8 +21,6 @@ public protocol FileUploading: Sendable {
 
 /// Progress of one upload, as the engine reports it.
 public enum UploadReport: Sendable, Equatable {
-    /// The resumable upload's URL, known before the first byte is sent.
-    case uploadURL(String)
     /// An earlier attempt's bytes were found on the server.
     case resumed(from: Int64)
     /// Bytes the server holds so far.

@@ -30,8 +30,9 @@ public struct WatchAgentConfiguration: Sendable {
 /// them through a `FileUploading` engine.
 ///
 /// Crash safety rests on three rules: a file is in the queue before anything is sent; a row says `done`
-/// only after the server confirmed the whole object; an upload's resume state (its URL) is stored before
-/// its first byte goes out. After kill -9, `uploading` rows go back to `pending` and the engine reattaches
+/// only after the server confirmed the whole object; an upload's resume record (its URL or UploadId, in the
+/// file's own row) is stored before its first byte goes out. The agent schedules files and never retries a
+/// request itself: the engine does that, and a file whose run failed for good is queued again with backoff. After kill -9, `uploading` rows go back to `pending` and the engine reattaches
 /// and continues from the server's offset, so each file ends up on the server once.
 public final class WatchAgent: Sendable {
     public let configuration: WatchAgentConfiguration
@@ -194,10 +195,8 @@ public final class WatchAgent: Sendable {
         let skipped = Mutex(false)
         do {
             try await uploader.upload(localPath: root.appendingPathComponent(file.path).path, as: file.remotePath,
-                                      expected: file.snapshot) { report in
+                                      expected: file.snapshot, resume: QueueResumeState(queue: queue, snapshot: file.snapshot)) { report in
                 switch report {
-                case let .uploadURL(url):
-                    queue.recordProgress(path, uploadURL: url, sent: 0)
                 case let .resumed(offset):
                     queue.recordProgress(path, uploadURL: nil, sent: offset)
                     continuation.yield(.resumed(path: path, from: offset))
@@ -212,8 +211,8 @@ public final class WatchAgent: Sendable {
             try await handle(error, for: file)
             return
         }
+        // `done` clears the upload URL: the row stops being a resume record.
         let done = try await queue.markDone(file) ? file : try await followMoveDuringUpload(file)
-        uploader.forget(localPath: root.appendingPathComponent(file.path).path, as: file.remotePath)
         if let done { continuation.yield(.uploaded(path: done.path, size: done.size, skipped: skipped.withLock { $0 })) }
     }
 

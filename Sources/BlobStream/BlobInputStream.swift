@@ -8,7 +8,7 @@ import Foundation
 /// very queue the source calls its open completion on would wait forever; when the source names that queue
 /// (``BlobSource/openCompletionQueue``) the stream fails at once with
 /// ``BlobStreamError/synchronousOpenWouldDeadlock(name:)`` instead. Synchronous mode blocks its caller, so
-/// keep it off the Swift concurrency pool (use ``BlobChunks`` there): an ``HTTPSource`` completes its work
+/// keep it off the Swift concurrency pool (use ``BlobChunks`` there): an `HTTPSource` completes its work
 /// on that pool, and blocking every pool thread would leave none to do it. In ``Mode/asynchronous(events:)`` mode
 /// `open()` returns at once, blocks are read ahead on a private queue, and `openCompleted`,
 /// `hasBytesAvailable`, `endEncountered` and `errorOccurred` go to the delegate on the given queue or on the

@@ -33,8 +33,8 @@ public struct BlobInfo: Hashable, Sendable {
 
 /// A random-access byte source that ``BlobInputStream`` and ``BlobChunks`` read from.
 ///
-/// Skylift ships ``FileSource``, ``MemorySource`` and ``HTTPSource``. To plug in your own (a photo library
-/// asset, an archive member, a decrypting view of another source), implement these members:
+/// Skylift ships ``FileSource`` and ``MemorySource`` here, and `HTTPSource` (ranged GETs) in Remotes. To plug
+/// in your own (a photo library asset, an archive member, a decrypting view of another source), implement these members:
 ///
 /// - ``open(completion:)`` prepares the source and calls `completion` exactly once with the content's
 ///   ``BlobInfo`` or an error. It may call back inline or later from any thread. If the callback always

@@ -14,8 +14,8 @@ final class BlobStreamEngine: @unchecked Sendable {
 
     let reader: BlobReader
     /// One block buffer in synchronous mode; two in asynchronous mode (one read from, one filled ahead).
-    private let storage: [UnsafeMutableRawPointer]
-    private let fillQueue: DispatchQueue?
+    let storage: [UnsafeMutableRawPointer]
+    let fillQueue: DispatchQueue?
     let eventQueue: DispatchQueue?
     let state = Mutex(State())
 
@@ -168,32 +168,12 @@ final class BlobStreamEngine: @unchecked Sendable {
             case let .wait(semaphore):
                 semaphore.wait()
             case let .fill(offset):
-                do {
-                    let n = try reader.readBlock(into: block(0), at: offset)
-                    state.withLock { s in
-                        if s.status == .reading { s.status = .open }
-                        s.current = Block(index: 0, start: offset, count: n)
-                    }
-                } catch {
-                    failRead(error)
-                    return finish(-1)
-                }
+                guard fillSynchronously(at: offset) else { return finish(-1) }
             case let .direct(offset, count):
-                do {
-                    let target = UnsafeMutableRawBufferPointer(start: buffer + delivered, count: count)
-                    let n = try reader.readBlock(into: target, at: offset)
-                    state.withLock { s in
-                        guard s.status == .reading, s.position == offset else { return }
-                        s.position += Int64(n)
-                        s.status = .open
-                        if s.position >= s.length { reachEnd(&s) } else { postAvailability(&s) }
-                    }
-                    delivered += n
-                    return finish(delivered)
-                } catch {
-                    failRead(error)
-                    return finish(-1)
-                }
+                let n = readDirect(into: UnsafeMutableRawBufferPointer(start: buffer + delivered, count: count), at: offset)
+                if n < 0 { return finish(-1) }
+                delivered += n
+                return finish(delivered)
             case let .waitForOpen(semaphore):
                 // The open completion may be queued behind this very call: fail rather than wait forever.
                 if let queue = source.openCompletionQueue, QueueProbe.isCurrent(queue) {
@@ -207,72 +187,41 @@ final class BlobStreamEngine: @unchecked Sendable {
         }
     }
 
+    /// Synchronous mode: reads the block at `offset` into the one buffer; false (the stream failed) on error.
+    private func fillSynchronously(at offset: Int64) -> Bool {
+        do {
+            let n = try reader.readBlock(into: block(0), at: offset)
+            state.withLock { s in
+                if s.status == .reading { s.status = .open }
+                s.current = Block(index: 0, start: offset, count: n)
+            }
+            return true
+        } catch {
+            failRead(error)
+            return false
+        }
+    }
+
+    /// Synchronous mode: reads at `offset` straight into the caller's buffer; the count, or -1 (the stream
+    /// failed) on error.
+    private func readDirect(into target: UnsafeMutableRawBufferPointer, at offset: Int64) -> Int {
+        do {
+            let n = try reader.readBlock(into: target, at: offset)
+            state.withLock { s in
+                guard s.status == .reading, s.position == offset else { return }
+                s.position += Int64(n)
+                s.status = .open
+                if s.position >= s.length { reachEnd(&s) } else { postAvailability(&s) }
+            }
+            return n
+        } catch {
+            failRead(error)
+            return -1
+        }
+    }
+
     private func failRead(_ error: any Error) {
         state.withLock { s in if s.status == .reading || s.status == .open { fail(&s, error) } }
-    }
-
-    private enum Step {
-        /// Copy `count` bytes at `from` in buffer `index`; the position has already moved past them.
-        case copy(index: Int, from: Int, count: Int)
-        case done(Int)
-        case wait(DispatchSemaphore)
-        case fill(Int64)
-        /// Read `count` bytes at the offset straight into the caller's buffer.
-        case direct(Int64, Int)
-        case waitForOpen(DispatchSemaphore)
-    }
-
-    private func nextStep(_ s: inout State, maxLength len: Int) -> Step {
-        switch s.status {
-        case .notOpen, .closed, .error: return .done(-1)
-        case .atEnd: return .done(0)
-        case .opening:
-            let w = DispatchSemaphore(value: 0)
-            s.waiters.append(w)
-            return .waitForOpen(w)
-        default: break
-        }
-        if s.position >= s.length {
-            reachEnd(&s)
-            return .done(0)
-        }
-        if let current = s.current, current.covers(s.position) {
-            let n = min(len, Int(current.end - s.position))
-            let from = Int(s.position - current.start)
-            s.position += Int64(n)
-            s.status = .open
-            if s.position >= s.length { reachEnd(&s) } else { afterConsuming(&s) }
-            return .copy(index: current.index, from: from, count: n)
-        }
-        if fillQueue == nil {
-            s.status = .reading
-            // A read of a whole block or more gains nothing from the cache: fill the caller's buffer directly
-            // and spare a copy. The cached block stays as it was.
-            if len >= blockSize { return .direct(s.position, Int(min(Int64(len), s.length - s.position))) }
-            return .fill(s.position)
-        }
-        if let spare = s.spare, spare.covers(s.position) {
-            s.current = spare
-            s.spare = nil
-            scheduleFill(&s)
-            return nextStep(&s, maxLength: len)
-        }
-        s.status = .reading
-        scheduleFill(&s)
-        let w = DispatchSemaphore(value: 0)
-        s.waiters.append(w)
-        return .wait(w)
-    }
-
-    private func reachEnd(_ s: inout State) {
-        guard s.status != .atEnd else { return }
-        s.status = .atEnd
-        post(&s, .endEncountered)
-    }
-
-    private func afterConsuming(_ s: inout State) {
-        if fillQueue != nil { scheduleFill(&s) }
-        postAvailability(&s)
     }
 
     /// Queues `hasBytesAvailable` when a read would return bytes without waiting.
@@ -290,96 +239,5 @@ final class BlobStreamEngine: @unchecked Sendable {
         s.error = error
         s.wakeWaiters()
         post(&s, .errorOccurred)
-    }
-
-    // MARK: Read-ahead (asynchronous mode)
-
-    /// Starts reading the next block the consumer will want into the buffer `current` does not use.
-    func scheduleFill(_ s: inout State) {
-        guard let fillQueue, !s.filling, s.status == .open || s.status == .reading else { return }
-        let target: Int64
-        if let current = s.current, current.covers(s.position) { target = current.end } else { target = s.position }
-        guard target < s.length, !(s.spare?.covers(target) ?? false) else { return }
-        let index = s.current.map { 1 - $0.index } ?? 0
-        s.filling = true
-        s.spare = nil
-        fillQueue.async { [self] in
-            let result = Result { try reader.readBlock(into: block(index), at: target) }
-            state.withLock { s in
-                s.filling = false
-                guard s.status == .open || s.status == .reading else { return }
-                switch result {
-                case let .success(n):
-                    s.spare = Block(index: index, start: target, count: n)
-                    if s.status == .open, !(s.current?.covers(s.position) ?? false) { postAvailability(&s) }
-                    s.wakeWaiters()
-                    scheduleFill(&s)
-                case let .failure(error):
-                    fail(&s, error)
-                }
-            }
-            deliverEvents()
-        }
-    }
-
-    private func block(_ index: Int) -> UnsafeMutableRawBufferPointer {
-        UnsafeMutableRawBufferPointer(start: storage[index], count: blockSize)
-    }
-
-    // MARK: Buffer access and properties
-
-    /// Consumes the rest of the current block; returns where it lies, or nil when nothing is buffered.
-    func takeBuffered() -> (index: Int, from: Int, count: Int)? {
-        let taken = state.withLock { s -> (index: Int, from: Int, count: Int)? in
-            guard s.status == .open, let current = s.current, current.covers(s.position) else { return nil }
-            let n = Int(current.end - s.position)
-            let from = Int(s.position - current.start)
-            s.position += Int64(n)
-            if s.position >= s.length { reachEnd(&s) } else { afterConsuming(&s) }
-            return (current.index, from, n)
-        }
-        deliverEvents()
-        return taken
-    }
-
-    func pointer(index: Int, from: Int) -> UnsafeMutablePointer<UInt8> {
-        (storage[index] + from).assumingMemoryBound(to: UInt8.self)
-    }
-
-    /// Moves the next read to `offset`. Before `open()` any offset is accepted (checked against the length
-    /// when the source opens); once open it must lie within the content.
-    func seek(to offset: Int64) -> Bool {
-        guard offset >= 0 else { return false }
-        let ok = state.withLock { s -> Bool in
-            switch s.status {
-            case .notOpen, .opening:
-                s.position = offset
-                return true
-            case .open, .atEnd:
-                guard offset <= s.length else { return false }
-                s.position = offset
-                s.status = .open
-                if offset >= s.length { reachEnd(&s) } else {
-                    scheduleFill(&s)
-                    postAvailability(&s)
-                }
-                return true
-            default:
-                return false
-            }
-        }
-        deliverEvents()
-        return ok
-    }
-
-    var offset: Int64 { state.withLock { $0.position } }
-
-    func property(forKey key: Stream.PropertyKey) -> NSNumber? {
-        key == .fileCurrentOffsetKey ? NSNumber(value: offset) : nil
-    }
-
-    func setProperty(_ property: Any?, forKey key: Stream.PropertyKey) -> Bool {
-        guard key == .fileCurrentOffsetKey, let number = property as? NSNumber else { return false }
-        return seek(to: number.int64Value)
     }
 }

@@ -1,5 +1,6 @@
 import CCrypto
 import Foundation
+import SkyliftCore
 
 /// The two ways to name a server certificate: the SHA-256 of the whole certificate (what browsers and
 /// `openssl x509 -fingerprint -sha256` show) and the SHA-256 of its public key (what `--pin-sha256`,
@@ -27,10 +28,7 @@ public struct CertificateDigests: Sendable, Equatable {
 
     /// `AB:CD:…`, upper-case hex pairs joined by colons, as `openssl x509 -fingerprint` prints.
     public var fingerprint: String {
-        certificate.map { byte in
-            let hex = String(byte, radix: 16, uppercase: true)
-            return hex.count == 1 ? "0" + hex : hex
-        }.joined(separator: ":")
+        certificate.map { Hex.string([$0], uppercase: true) }.joined(separator: ":")
     }
 
     /// `sha256//<base64>`: the public-key pin in the form `--pin-sha256` and curl take.

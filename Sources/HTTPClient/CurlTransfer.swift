@@ -96,6 +96,25 @@ final class CurlTransfer: @unchecked Sendable {
         skylift_curl_set_ptr(h, CURLOPT_XFERINFODATA, context)
         skylift_curl_set_long(h, CURLOPT_NOPROGRESS, 0)
 
+        configureMethod(h, context: context)
+
+        var list: UnsafeMutablePointer<curl_slist>?
+        for field in request.headers {
+            // The transport frames the body itself from `body.length`.
+            let lower = field.name.lowercased()
+            if lower == "content-length" || lower == "transfer-encoding" { continue }
+            // "Name;" is curl's way of sending a header with an empty value ("Name:" would remove it).
+            let line = field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)"
+            list = curl_slist_append(list, line)
+        }
+        // An upload would otherwise wait up to a second for "100 Continue" before sending its body.
+        if !request.headers.contains("Expect") { list = curl_slist_append(list, "Expect:") }
+        skylift_curl_set_slist(h, CURLOPT_HTTPHEADER, list)
+        return list
+    }
+
+    /// The method, and the body callbacks when the request sends one.
+    private func configureMethod(_ h: UnsafeMutableRawPointer, context: UnsafeMutableRawPointer) {
         let method = request.method.uppercased()
         let sendsBody: Bool
         switch request.body {
@@ -117,20 +136,6 @@ final class CurlTransfer: @unchecked Sendable {
         } else {
             skylift_curl_set_string(h, CURLOPT_CUSTOMREQUEST, request.method)
         }
-
-        var list: UnsafeMutablePointer<curl_slist>?
-        for field in request.headers {
-            // The transport frames the body itself from `body.length`.
-            let lower = field.name.lowercased()
-            if lower == "content-length" || lower == "transfer-encoding" { continue }
-            // "Name;" is curl's way of sending a header with an empty value ("Name:" would remove it).
-            let line = field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)"
-            list = curl_slist_append(list, line)
-        }
-        // An upload would otherwise wait up to a second for "100 Continue" before sending its body.
-        if !request.headers.contains("Expect") { list = curl_slist_append(list, "Expect:") }
-        skylift_curl_set_slist(h, CURLOPT_HTTPHEADER, list)
-        return list
     }
 
     /// A pinned key replaces CA and name checks (a self-signed certificate names no CA and maybe not the

@@ -1,5 +1,6 @@
 import CCrypto
 import Foundation
+import SkyliftCore
 
 /// A message digest algorithm from libcrypto.
 public enum DigestAlgorithm: String, Sendable, CaseIterable {
@@ -82,12 +83,7 @@ public enum HMAC {
 
 extension Sequence where Element == UInt8 {
     /// Lower-case hexadecimal.
-    public var hexString: String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        for b in self { out.append(digits[Int(b >> 4)]); out.append(digits[Int(b & 0xF)]) }
-        return String(decoding: out, as: UTF8.self)
-    }
+    public var hexString: String { Hex.string(self) }
 
     /// Standard base64 with padding.
     public var base64String: String { Data(self).base64EncodedString() }

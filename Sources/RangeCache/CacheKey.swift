@@ -14,6 +14,8 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
     /// (names compared case-insensitively; the order and encoding of the rest are kept).
     public init(url: URL, droppingQuery: Set<String> = []) {
         let text = url.absoluteString
+        // Most keys (every proxied request computes one) have neither: no splitting.
+        if !text.utf8.contains(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) { value = text; return }
         let withoutFragment = text.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0]
         let parts = withoutFragment.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2 else { value = String(withoutFragment); return }

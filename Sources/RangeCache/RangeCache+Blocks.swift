@@ -7,52 +7,29 @@ extension RangeCache {
     /// up to the buffer's size. Blocks not yet checked by this process are verified against their checksums
     /// first; a block that fails is dropped and reported ``CacheRead/missing`` so it gets fetched again.
     public func read(_ entry: CacheEntry, at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) -> CacheRead {
-        let bs = Int64(configuration.blockSize)
+        let key = entry.key.value
         // 1. Under the lock: find the present run, pin it, note which blocks still need a check.
-        var plan: (fd: FileDescriptor, path: String, run: ByteRange, unchecked: [(Int, UInt64)], pin: UInt64)? = nil
+        var plan: ReadPlan? = nil
         let early: CacheRead? = state.withLock { s in
-            guard var record = s.records[entry.key.value], record.epoch == entry.epoch else { return .stale }
-            let length = record.map.metadata.length
-            if offset >= length { return .end }
-            let first = Int(offset / bs)
-            guard record.map.blocks[first] != nil else { return .missing }
-            let wanted = min(length, offset + Int64(buffer.count))
-            var index = first
-            var unchecked: [(Int, UInt64)] = []
-            while Int64(index) * bs < wanted, let sum = record.map.blocks[index] {
-                if !record.verified.contains(index) { unchecked.append((index, sum)) }
-                index += 1
-            }
-            let runEnd = min(wanted, Int64(index) * bs)
-            guard let fd = openLocked(&record) else { return .missing }
+            guard s.records[key]?.epoch == entry.epoch else { return .stale }
             s.nextPin += 1
-            let run = ByteRange(offset: offset, length: runEnd - offset)
-            record.pins[s.nextPin] = run
-            record.map.metadata.lastAccess = Date().timeIntervalSince1970
-            s.records[entry.key.value] = record
-            plan = (fd, resourcesPath + "/" + record.name + ".data", run, unchecked, s.nextPin)
-            return nil
+            let pin = s.nextPin
+            // In place: a copy of the record taken out of the dictionary and written back would copy its pins
+            // (one per reader) on every read, under the lock every reader of every resource takes.
+            switch planRead(&s.records[key]!, at: offset, count: buffer.count, pin: pin) {
+            case let .left(step): return step
+            case let .right(p): plan = p; return nil
+            }
         }
         if let early { return early }
         guard let plan else { return .missing }
-        defer { unpin(CachePin(key: entry.key.value, id: plan.pin)) }
+        var pinned = true
+        defer { if pinned { unpin(CachePin(key: key, id: plan.pin)) } }
 
         // 2. Outside the lock: check unverified blocks, then copy.
         var run = plan.run
         if !plan.unchecked.isEmpty {
-            var good: [Int] = [], bad: [Int] = []
-            let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: configuration.blockSize, alignment: 16)
-            defer { scratch.deallocate() }
-            for (index, sum) in plan.unchecked {
-                let r = blockRange(index, length: entry.length)
-                let view = UnsafeMutableRawBufferPointer(rebasing: scratch[0 ..< Int(r.length)])
-                let n = (try? plan.fd.read(into: view, at: r.offset, path: plan.path)) ?? -1
-                if n == Int(r.length) && BlockChecksum.of(UnsafeRawBufferPointer(view)) == sum {
-                    good.append(index)
-                } else {
-                    bad.append(index)
-                }
-            }
+            let (good, bad) = checkBlocks(plan.unchecked, of: entry, in: plan.fd, path: plan.path)
             let stale = state.withLock { s -> Bool in
                 guard var record = s.records[entry.key.value], record.epoch == entry.epoch else { return true }
                 record.verified.formUnion(good)
@@ -65,15 +42,72 @@ extension RangeCache {
             }
             if stale { return .stale }
             if let firstBad = bad.min() {
-                let badStart = Int64(firstBad) * bs
+                let badStart = Int64(firstBad) * Int64(configuration.blockSize)
                 if badStart <= offset { return .missing }
                 run = ByteRange(offset: offset, length: badStart - offset)
             }
         }
         let target = UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< Int(run.length)])
         guard let n = try? plan.fd.read(into: target, at: offset, path: plan.path), n > 0 else { return .missing }
-        let intact = state.withLock { s in s.records[entry.key.value]?.epoch == entry.epoch }
+        // One trip through the lock for both: whether the bytes are still this representation's, and the unpin.
+        pinned = false
+        let intact = state.withLock { s in
+            let current = s.records[key]?.epoch == entry.epoch
+            unpinLocked(&s, CachePin(key: key, id: plan.pin))
+            return current
+        }
         return intact ? .bytes(n) : .stale
+    }
+
+    /// Reads each of `blocks` (index, checksum) from the data file and compares its checksum, outside
+    /// the lock; returns the indexes that passed and those that did not.
+    private func checkBlocks(_ blocks: [(Int, UInt64)], of entry: CacheEntry, in fd: FileDescriptor,
+                             path: String) -> (good: [Int], bad: [Int]) {
+        var good: [Int] = [], bad: [Int] = []
+        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: configuration.blockSize, alignment: 16)
+        defer { scratch.deallocate() }
+        for (index, sum) in blocks {
+            let r = blockRange(index, length: entry.length)
+            let view = UnsafeMutableRawBufferPointer(rebasing: scratch[0 ..< Int(r.length)])
+            let n = (try? fd.read(into: view, at: r.offset, path: path)) ?? -1
+            if n == Int(r.length) && BlockChecksum.of(UnsafeRawBufferPointer(view)) == sum {
+                good.append(index)
+            } else {
+                bad.append(index)
+            }
+        }
+        return (good, bad)
+    }
+
+    /// What a read copies outside the lock: the descriptor, the present run from the offset, blocks still to check.
+    struct ReadPlan {
+        var fd: FileDescriptor
+        var path: String
+        var run: ByteRange
+        var unchecked: [(Int, UInt64)]
+        var pin: UInt64
+    }
+
+    /// Under the lock: the run of present blocks at `offset` (up to `count` bytes), pinned as `pin`; or why not.
+    private func planRead(_ record: inout Record, at offset: Int64, count: Int, pin: UInt64) -> Either<CacheRead, ReadPlan> {
+        let bs = Int64(configuration.blockSize)
+        let length = record.map.metadata.length
+        if offset >= length { return .left(.end) }
+        let first = Int(offset / bs)
+        guard record.map.blocks[first] != nil else { return .left(.missing) }
+        let wanted = min(length, offset + Int64(count))
+        var index = first
+        var unchecked: [(Int, UInt64)] = []
+        while Int64(index) * bs < wanted, let sum = record.map.blocks[index] {
+            if !record.verified.contains(index) { unchecked.append((index, sum)) }
+            index += 1
+        }
+        let runEnd = min(wanted, Int64(index) * bs)
+        guard let fd = openLocked(&record) else { return .left(.missing) }
+        let run = ByteRange(offset: offset, length: runEnd - offset)
+        record.pins[pin] = run
+        record.map.metadata.lastAccess = Date().timeIntervalSince1970
+        return .right(ReadPlan(fd: fd, path: resourcesPath + "/" + record.name + ".data", run: run, unchecked: unchecked, pin: pin))
     }
 
     /// Stores block `index` of `entry`. `bytes` must be the whole block (shorter only for the last one).
@@ -163,18 +197,20 @@ extension RangeCache {
     }
 
     public func unpin(_ pin: CachePin) {
-        state.withLock { s in
-            if s.records[pin.key]?.pins.removeValue(forKey: pin.id) != nil { return }
-            // The entry was removed while pinned: its descriptor waits here for its last pin.
-            for (fd, var pins) in s.retired where pins.remove(pin.id) != nil {
-                if pins.isEmpty {
-                    s.retired[fd] = nil
-                    fd.close()
-                } else {
-                    s.retired[fd] = pins
-                }
-                return
+        state.withLock { s in unpinLocked(&s, pin) }
+    }
+
+    func unpinLocked(_ s: inout State, _ pin: CachePin) {
+        if s.records[pin.key]?.pins.removeValue(forKey: pin.id) != nil { return }
+        // The entry was removed while pinned: its descriptor waits here for its last pin.
+        for (fd, var pins) in s.retired where pins.remove(pin.id) != nil {
+            if pins.isEmpty {
+                s.retired[fd] = nil
+                fd.close()
+            } else {
+                s.retired[fd] = pins
             }
+            return
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import SkyliftCore
+import Synchronization
 
 /// What one ``RangeCursor/read(into:onReady:)`` produced.
 public enum CursorStep: Sendable {
@@ -22,6 +23,8 @@ public final class RangeCursor: Sendable {
     let id: Int
     /// The range this cursor delivers.
     public let range: ByteRange
+    /// Set by the first close: the resource's lock, which every reader of the resource takes, is taken once.
+    private let closed = Atomic<Bool>(false)
 
     init(resource: LoaderResource, id: Int, range: ByteRange) {
         self.resource = resource
@@ -29,7 +32,7 @@ public final class RangeCursor: Sendable {
         self.range = range
     }
 
-    deinit { resource.removeReader(id) }
+    deinit { close() }
 
     /// Copies the next bytes into `buffer`; when none are there yet, answers `.pending` and calls `onReady`
     /// exactly once later (bytes arrived, failure, cancellation).
@@ -41,7 +44,9 @@ public final class RangeCursor: Sendable {
     public func cancel() { resource.cancelReader(id) }
 
     /// Leaves: downloads no other reader wants are stopped.
-    public func close() { resource.removeReader(id) }
+    public func close() {
+        if !closed.exchange(true, ordering: .acquiringAndReleasing) { resource.removeReader(id) }
+    }
 }
 
 /// The bytes of a range as an `AsyncSequence` of chunks, each delivered once the cache holds it.

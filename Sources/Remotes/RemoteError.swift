@@ -11,7 +11,8 @@ public enum RemoteError: Error, Sendable, Equatable, CustomStringConvertible {
     case network(url: URL, reason: String)
     /// The server's upload offset differs from ours (409, or a closed connection); ask it again.
     case offsetConflict(url: URL)
-    /// The server rejected a part's checksum (tus 460); send that part again.
+    /// The server rejected a part's checksum (tus 460, S3 BadDigest or XAmzContentSHA256Mismatch): bytes were
+    /// damaged on the way; send that part again.
     case checksumMismatch(url: URL)
     /// The URL answers but speaks neither tus nor WebDAV.
     case unsupportedServer(url: URL)
@@ -66,7 +67,7 @@ public enum RemoteError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(Redaction.url(url, query: .drop)): \(cause)" + (detail.map { ": \($0)" } ?? "")
         case let .network(url, reason): return "\(Redaction.url(url, query: .drop)): \(reason)"
         case let .offsetConflict(url): return "\(Redaction.url(url, query: .drop)): upload offset conflict"
-        case let .checksumMismatch(url): return "\(Redaction.url(url, query: .drop)): server rejected the part checksum (460)"
+        case let .checksumMismatch(url): return "\(Redaction.url(url, query: .drop)): server rejected the part checksum (bytes damaged on the way)"
         case let .unsupportedServer(url): return "\(Redaction.url(url, query: .drop)): speaks neither tus nor WebDAV"
         case let .notAFolder(url): return "\(Redaction.url(url, query: .drop)): is a file, not a folder"
         case let .protocolViolation(url, reason): return "\(Redaction.url(url, query: .drop)): protocol error: \(reason)"

@@ -25,7 +25,7 @@ extension S3Client {
         let id = try await createMultipartUpload(bucket: bucket, key: key, contentType: info.contentType)
         do {
             let length = info.length ?? size
-            let partLength = S3Uploader.partSize(for: length, minimum: partSize)
+            let partLength = S3PartSize.forObject(length: length, minimum: partSize)
             var parts: [S3Part] = []
             var offset: Int64 = 0
             while offset < length {

@@ -21,7 +21,7 @@ public struct S3Part: Sendable, Hashable {
     /// A `<Part>` of a ListParts answer; nil unless its number is 1...10,000 and its size a non-negative
     /// integer, so a hostile listing cannot produce negative offsets or overflowing sums.
     init?(listed part: S3XMLElement) {
-        guard let number = part.integer("PartNumber"), (1...S3Uploader.maximumParts).contains(number),
+        guard let number = part.integer("PartNumber"), (1...S3PartSize.maximumParts).contains(number),
               let size = part.integer("Size") else { return nil }
         self.init(number: Int(number), etag: part["ETag"] ?? "", size: size, checksumSHA256: part["ChecksumSHA256"])
     }

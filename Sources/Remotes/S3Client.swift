@@ -4,23 +4,21 @@ import SkyliftCore
 
 /// Signed requests to an S3-compatible store: objects, ranged reads, listings and multipart uploads.
 ///
-/// Every request is signed with SigV4 at send time. Throttling (`503 SlowDown`), server errors and broken
-/// connections are retried with the retry policy's backoff; client errors (bad credentials, missing bucket,
-/// failed preconditions) are thrown at once as `S3Error`.
+/// Every request is signed with SigV4 at send time and sent once: the client never retries. Errors are thrown
+/// as `S3Error` (or `HTTPClientError` for a broken connection); the upload engine decides what to try again,
+/// with one retry policy for every remote.
 public final class S3Client: Sendable {
     public let configuration: S3Configuration
     let transport: any HTTPTransport
-    let retry: RetryPolicy
     let clock: @Sendable () -> Date
     let signer: S3Signer
     /// Seconds without progress before a request fails (see `HTTPClientRequest.timeout`).
     let timeout: Double
 
-    public init(configuration: S3Configuration, transport: any HTTPTransport, retry: RetryPolicy = RetryPolicy(),
+    public init(configuration: S3Configuration, transport: any HTTPTransport,
                 timeout: Double = 60, clock: @escaping @Sendable () -> Date = { Date() }) {
         self.configuration = configuration
         self.transport = transport
-        self.retry = retry
         self.timeout = timeout
         self.clock = clock
         self.signer = S3Signer(credentials: configuration.credentials, region: configuration.region)
@@ -73,26 +71,11 @@ public final class S3Client: Sendable {
         return (URL(string: text)!, host, path)
     }
 
-    /// Signs and sends `call`, retrying what is worth retrying; returns a response with an accepted status.
+    /// Signs and sends `call` once; returns a response with an accepted status, else throws its `S3Error`.
     func send(_ call: Call) async throws -> HTTPClientResponse {
-        var attempt = 0
-        while true {
-            attempt += 1
-            let failure: any Error
-            do {
-                let response = try await sendOnce(call)
-                if call.accepted.contains(response.status) { return response }
-                failure = await Self.error(from: response, call: call)
-            } catch let error as HTTPClientError {
-                switch error {
-                case .connectFailed, .transferFailed, .timedOut: failure = error
-                default: throw error
-                }
-            }
-            let retryable = (failure as? S3Error)?.isRetryable ?? true
-            guard retryable, retry.allowsAnother(after: attempt) else { throw failure }
-            try await Task.sleep(for: .seconds(retry.delay(beforeRetry: attempt)))
-        }
+        let response = try await sendOnce(call)
+        if call.accepted.contains(response.status) { return response }
+        throw await Self.error(from: response, call: call)
     }
 
     /// Signs and sends `call` once; any status is returned as a response.

@@ -40,10 +40,13 @@ public enum S3Error: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// Worth another attempt: throttling, server-side trouble, and a body whose digest did not match what was
-    /// signed or declared (bytes damaged on the way; the next attempt reads them from the source again).
-    var isRetryable: Bool {
+    /// The body did not match the digest it was signed or declared with (bytes damaged on the way): the part is
+    /// sent again, read from its source anew. Ceph RGW checks these two where it ignores `x-amz-checksum-sha256`.
+    var isDamagedBody: Bool { ["BadDigest", "XAmzContentSHA256Mismatch"].contains(code ?? "") }
+
+    /// Throttling or trouble on the service's side: worth another attempt after a backoff (the engine's).
+    var isTransient: Bool {
         guard case let .service(status, code, _, _) = self else { return false }
-        return status >= 500 || ["SlowDown", "RequestTimeout", "InternalError", "BadDigest", "XAmzContentSHA256Mismatch"].contains(code)
+        return status >= 500 || ["SlowDown", "RequestTimeout", "InternalError"].contains(code)
     }
 }

@@ -11,10 +11,13 @@ import SkyliftCore
 public struct S3Remote: Remote {
     public let client: S3Client
     public let location: S3Location
+    /// Part size asked for (`--part-size`); nil picks 8 MiB. Raised where 10,000 parts would not cover an object.
+    public var partLength: Int64?
 
-    public init(client: S3Client, location: S3Location) {
+    public init(client: S3Client, location: S3Location, partLength: Int64? = nil) {
         self.client = client
         self.location = location
+        self.partLength = partLength
     }
 
     /// The remote for an `s3://bucket/prefix/` destination, with endpoint, region and credentials resolved the
@@ -133,6 +136,9 @@ public struct S3Remote: Remote {
             switch error {
             case let .service(status, code, _, _):
                 if code == "NoSuchUpload" { return RemoteError.uploadGone(url: url) }
+                if error.isDamagedBody { return RemoteError.checksumMismatch(url: url) }
+                // Throttling and timeouts are worth another attempt whatever status carries them.
+                if error.isTransient && status < 500 { return RemoteError.status(503, method: method, url: url, detail: error.description) }
                 return RemoteError.status(status, method: method, url: url, detail: error.description)
             case let .invalidResponse(_, reason):
                 return RemoteError.protocolViolation(url: url, reason: reason)

@@ -4,7 +4,7 @@ import HTTPClient
 import SkyliftCore
 
 /// An `HTTPTransport` that signs every request for an S3 store, so code written against plain HTTP reads S3
-/// objects: the proxy's `HTTPRangeOrigin`, BlobStream's `HTTPSource` (a copy source).
+/// objects: the proxy's `HTTPRangeOrigin`, `HTTPSource` (a copy source).
 ///
 /// Requests may name objects as `s3://bucket/key` (sent to the client's endpoint in its addressing style)
 /// or by the endpoint's own http(s) URLs. Paths and queries are re-encoded the way SigV4 signs them, so

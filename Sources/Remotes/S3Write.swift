@@ -3,55 +3,57 @@ import Hashing
 import HTTPClient
 import Synchronization
 
-/// One multipart upload as a `RemoteWrite`. Parts are numbered in the order they follow each other from the
-/// start of the object; the service's part list (ListParts) is the truth about what is stored, so a write
-/// reattached by another process continues after the last contiguous part.
-final class S3Write: RemoteWrite {
+/// One multipart upload as a ``PartedWrite``: parts of `partLength` bytes, numbered from the start of the object,
+/// sent in any order and several at once. The service's part list (ListParts) is the truth about what is stored,
+/// so a write reattached by another process sends only the parts it lacks.
+final class S3Write: PartedWrite {
     let remote: S3Remote
     let name: String
     let length: Int64
     let uploadId: String
-    /// Parts stored so far, contiguous from part 1.
-    private let parts = Mutex<[S3Part]>([])
+    let partLength: Int64
+    /// Parts this process sent, with the checksums the service may leave out of its listing.
+    private let sent = Mutex<[Int: S3Part]>([:])
 
     init(remote: S3Remote, name: String, length: Int64, uploadId: String) {
         self.remote = remote
         self.name = name
         self.length = length
         self.uploadId = uploadId
+        self.partLength = S3PartSize.forObject(length: length, minimum: remote.partLength ?? S3PartSize.standard)
     }
 
     /// The UploadId: not a secret, useless without the credentials.
     var token: String { uploadId }
     var isResumable: Bool { true }
-    /// Large enough that 10,000 parts cover the object.
-    var maxPartLength: Int64? { S3Uploader.partSize(for: length, minimum: 8 << 20) }
+    var maxPartLength: Int64? { partLength }
     var partChecksum: PartChecksumAlgorithm? { .sha256 }
 
-    private var bucket: String { remote.location.bucket }
-    private var key: String { remote.key(name) }
-
+    /// The bytes held in parts 1, 2, … up to the first missing or stale one.
     func confirmedOffset() async throws -> Int64 {
         let stored = try await storedParts()
-        parts.withLock { $0 = stored }
-        return try total(stored)
-    }
-
-    /// The bytes `parts` hold; a listing whose sizes do not fit in Int64 is the service's fault, not a trap.
-    private func total(_ parts: [S3Part]) throws -> Int64 {
-        guard let sum = S3Part.total(parts) else {
-            throw RemoteError.protocolViolation(url: remote.url(name), reason: "the service lists parts whose sizes overflow")
+        var offset: Int64 = 0
+        for number in 1...partCount(length: length) {
+            let part = range(ofPart: number, length: length)
+            guard stored[number] == part.length else { break }
+            offset = part.offset + part.length
         }
-        return sum
+        return offset
     }
 
+    /// One part after another (an engine that does not use the parted capability).
     func send(_ part: WritePart) async throws -> Int64 {
-        let (number, earlier) = parts.withLock { ($0.count + 1, $0) }
-        let offset = try total(earlier)
-        guard part.offset == offset else { throw RemoteError.offsetConflict(url: remote.url(name)) }
-        guard part.length >= S3Uploader.smallestPartSize || part.length == length - part.offset else {
-            throw RemoteError.protocolViolation(url: remote.url(name),
-                                                reason: "S3 parts before the last must be at least 5 MiB; this one has \(part.length) bytes")
+        let number = Int(part.offset / partLength) + 1
+        guard part.offset % partLength == 0, part.length == range(ofPart: number, length: length).length else {
+            throw RemoteError.protocolViolation(url: remote.url(name), reason: "part at \(part.offset) of \(part.length) bytes is not part \(number)")
+        }
+        try await send(part, number: number)
+        return part.offset + part.length
+    }
+
+    func send(_ part: WritePart, number: Int) async throws {
+        guard number >= 1, Int64(number) <= S3PartSize.maximumParts else {
+            throw RemoteError.protocolViolation(url: remote.url(name), reason: "part number \(number) outside 1...10000")
         }
         let etag: String
         do {
@@ -61,25 +63,28 @@ final class S3Write: RemoteWrite {
             throw remote.remoteError(error, method: "PUT", name: name)
         }
         let stored = S3Part(number: number, etag: etag, size: part.length, checksumSHA256: part.checksum?.base64String)
-        parts.withLock { $0.append(stored) }
-        return part.offset + part.length
+        sent.withLock { $0[number] = stored }
     }
 
+    func storedParts() async throws -> [Int: Int64] {
+        Dictionary(try await listed().map { ($0.number, $0.size) }, uniquingKeysWith: { $1 })
+    }
+
+    /// Completes with parts 1…n, each of its expected size; a stale part left by another part size is not used.
     func finish() async throws {
-        // Parts sent by an earlier process are known only to the service; checksums we sent fill in where
-        // its listing leaves them out.
-        let sent = Dictionary(parts.withLock { $0 }.map { ($0.number, $0) }, uniquingKeysWith: { $1 })
-        let stored = try await storedParts().map { part in
-            var part = part
-            if part.checksumSHA256 == nil, let mine = sent[part.number], mine.etag == part.etag { part.checksumSHA256 = mine.checksumSHA256 }
-            return part
-        }
-        let held = try total(stored)
-        guard held == length else {
-            throw RemoteError.protocolViolation(url: remote.url(name), reason: "the service holds \(held) of \(length) bytes at completion")
+        let mine = sent.withLock { $0 }
+        let listed = Dictionary(try await listed().map { ($0.number, $0) }, uniquingKeysWith: { $1 })
+        var parts: [S3Part] = []
+        for number in 1...partCount(length: length) {
+            guard var part = listed[number], part.size == range(ofPart: number, length: length).length else {
+                throw RemoteError.protocolViolation(url: remote.url(name), reason: "the service lacks part \(number) at completion")
+            }
+            // Checksums we sent fill in where the listing leaves them out.
+            if part.checksumSHA256 == nil, let sent = mine[number], sent.etag == part.etag { part.checksumSHA256 = sent.checksumSHA256 }
+            parts.append(part)
         }
         do {
-            try await remote.client.completeMultipartUpload(bucket: bucket, key: key, uploadId: uploadId, parts: stored)
+            try await remote.client.completeMultipartUpload(bucket: bucket, key: key, uploadId: uploadId, parts: parts)
         } catch {
             throw remote.remoteError(error, method: "POST", name: name)
         }
@@ -94,18 +99,14 @@ final class S3Write: RemoteWrite {
         }
     }
 
-    /// The stored parts numbered 1, 2, … without a gap; anything after a gap will be sent again.
-    private func storedParts() async throws -> [S3Part] {
-        let listed: [S3Part]
+    private var bucket: String { remote.location.bucket }
+    private var key: String { remote.key(name) }
+
+    private func listed() async throws -> [S3Part] {
         do {
-            listed = try await remote.client.listParts(bucket: bucket, key: key, uploadId: uploadId)
+            return try await remote.client.listParts(bucket: bucket, key: key, uploadId: uploadId)
         } catch {
             throw remote.remoteError(error, method: "GET", name: name)
         }
-        var contiguous: [S3Part] = []
-        for part in listed.sorted(by: { $0.number < $1.number }) where part.number == contiguous.count + 1 {
-            contiguous.append(part)
-        }
-        return contiguous
     }
 }

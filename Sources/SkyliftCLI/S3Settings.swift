@@ -43,7 +43,7 @@ struct S3Settings {
         guard let url = URL(string: text) else {
             throw .badValue(command: command, option: option, value: text, expected: "s3://bucket/prefix/")
         }
-        guard partLength >= S3Uploader.smallestPartSize else {
+        guard partLength >= S3PartSize.smallest else {
             throw .badValue(command: command, option: "--part-size", value: arguments.value("--part-size") ?? "",
                             expected: "at least 5M for an s3:// destination")
         }
@@ -59,10 +59,12 @@ struct S3Settings {
 
     /// The remote for the `s3://bucket/prefix/` folder `text`, taken literally (not the URL made of it, whose
     /// path is percent-encoded); bad locations and settings become one-line failures.
-    func remote(_ text: String, transport: any HTTPTransport, environment: [String: String]) throws -> S3Remote {
+    func remote(_ text: String, transport: any HTTPTransport, environment: [String: String], partLength: Int64? = nil) throws -> S3Remote {
         do {
-            return try S3Remote.resolve(text, endpoint: endpoint, addressing: addressing, transport: transport,
-                                        environment: environment, home: Self.home(environment))
+            var remote = try S3Remote.resolve(text, endpoint: endpoint, addressing: addressing, transport: transport,
+                                              environment: environment, home: Self.home(environment))
+            remote.partLength = partLength
+            return remote
         } catch let error as S3Error {
             throw CommandFailure(error.description)
         }

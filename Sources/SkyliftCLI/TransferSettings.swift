@@ -16,6 +16,8 @@ struct TransferSettings {
     var s3: S3Settings
     /// The destination as given when it is `s3://`: keys are taken literally, never percent-decoded.
     var s3Location: String?
+    /// `--part-size` for an `s3://` destination (nil: sized to the file).
+    var s3PartLength: Int64?
     /// Where S3 credentials and settings are read from.
     var environment: [String: String]
     /// `--ca-cert` or `--pin-sha256` for HTTPS servers no system CA vouches for.
@@ -32,7 +34,11 @@ struct TransferSettings {
         OptionSpec("--force", help: "upload even when the destination already holds the same content"),
         OptionSpec("--verify", help: "read the object back (or use a server digest) and compare SHA-256"),
         OptionSpec("--part-size", "SIZE", help: "tus PATCH size if the server lacks block-checksum, e.g. 16M (default: 64M), or S3 part (at least 5M; default: sized to the file)"),
+        partsOption,
     ] + ClientTLS.options + S3Settings.optionSpecs
+
+    /// `--parts`, shared with `watch`.
+    static let partsOption = OptionSpec("--parts", "N", help: "parts of one file in flight, where the remote takes them in any order (S3; default: \(UploadOptions.defaultParts))")
 
     init(_ arguments: ParsedArguments, destination raw: String, context: CommandContext, command: String) throws {
         let option = command == "copy" ? "DEST" : "--to"
@@ -63,9 +69,11 @@ struct TransferSettings {
         } else {
             destination = try S3Settings.destination(raw, partLength: partLength, arguments: arguments, command: command, option: option)
             s3Location = raw
+            s3PartLength = arguments.value("--part-size") == nil ? nil : partLength
             partLength = S3Settings.partLength(given: arguments.value("--part-size") == nil ? nil : partLength)
         }
-        options = UploadOptions(force: arguments.flag("--force"), verify: arguments.flag("--verify"), partLength: partLength)
+        options = UploadOptions(force: arguments.flag("--force"), verify: arguments.flag("--verify"), partLength: partLength,
+                                parts: try arguments.integer("--parts", in: 1...64) ?? UploadOptions.defaultParts)
     }
 
     /// Asks the destination what it speaks and returns an uploader for it; errors become one-line failures.
@@ -73,7 +81,7 @@ struct TransferSettings {
         let http = RemoteHTTP(transport: transport, headers: headers)
         do {
             let remote: any Remote = if let s3Location {
-                try s3.remote(s3Location, transport: transport, environment: environment)
+                try s3.remote(s3Location, transport: transport, environment: environment, partLength: s3PartLength)
             } else {
                 try await RemoteDiscovery(http: http, partLength: options.partLength).discover(destination)
             }

@@ -13,7 +13,7 @@ public enum WatchCommand: Command {
     public static let spec = CommandSpec(
         name: "watch",
         summary: "upload every file of a folder once it has stopped changing",
-        usage: "watch DIR [--to URL] [--token-file FILE | --token TOKEN] [--settle SECONDS] [--max-wait SECONDS] [--ignore GLOB]... [--jobs N] [--state DIR] [--part-size SIZE] [--json] [--mirror-deletes] [--ca-cert FILE | --pin-sha256 PIN] [--s3-endpoint URL] [--s3-addressing MODE]",
+        usage: "watch DIR [--to URL] [--token-file FILE | --token TOKEN] [--settle SECONDS] [--max-wait SECONDS] [--ignore GLOB]... [--jobs N] [--parts N] [--state DIR] [--part-size SIZE] [--json] [--mirror-deletes] [--ca-cert FILE | --pin-sha256 PIN] [--s3-endpoint URL] [--s3-addressing MODE]",
         details: """
         Watch DIR (recursively) and upload each file once it has been quiet for --settle seconds
         and two checks of its size, mtime and inode agree; DIR/a/b.jpg goes to URL/a/b.jpg.
@@ -34,6 +34,7 @@ public enum WatchCommand: Command {
             OptionSpec("--max-wait", "SECONDS", help: "upload a file that never stops changing after this long (default: 60)"),
             OptionSpec("--ignore", "GLOB", help: "also ignore matching names (or paths, if GLOB has a /)", repeatable: true),
             OptionSpec("--jobs", "N", help: "uploads at once (default: 2)"),
+            TransferSettings.partsOption,
             OptionSpec("--state", "DIR", help: "queue and resume state (default: $XDG_STATE_HOME/skylift/watch/<id of DIR>)"),
             OptionSpec("--part-size", "SIZE", help: "tus PATCH size if the server lacks block-checksum, e.g. 16M (default: 64M), or S3 part (at least 5M; default: sized to the file)"),
             OptionSpec("--json", help: "one JSON object per event on stdout"),
@@ -56,23 +57,9 @@ public enum WatchCommand: Command {
         guard isDirectory.boolValue else { throw CommandFailure("\(dir.path) is not a directory") }
         try arguments.exclusive(["--token", "--token-file"])
         let tls = try ClientTLS.trust(arguments, command: spec.name)
-        let settle = try arguments.seconds("--settle", in: 0...86_400) ?? 2
-        let maxWait = try arguments.seconds("--max-wait", in: 0...31_536_000) ?? 60
-        let jobs = try arguments.integer("--jobs", in: 1...64) ?? 2
-        var options = UploadOptions()
-        if let raw = arguments.value("--part-size") {
-            guard let size = ByteCount.parse(raw), size >= 1 << 10 else {
-                throw UsageError.badValue(command: spec.name, option: "--part-size", value: raw, expected: "a size of at least 1K, e.g. 16M")
-            }
-            options = UploadOptions(partLength: size)
-        }
-        let ignore: IgnoreRules
-        do {
-            ignore = try IgnoreRules(arguments.all("--ignore"))
-        } catch {
-            throw UsageError.badValue(command: spec.name, option: "--ignore", value: "\(error)", expected: "a glob")
-        }
+        var (options, s3PartLength) = try uploadOptions(arguments)
         let state = arguments.value("--state").map { URL(fileURLWithPath: $0) } ?? defaultState(for: dir, context.environment)
+        let configuration = try agentConfiguration(arguments, dir: dir, state: state)
         let output = WatchOutput(context: context, json: arguments.flag("--json"))
         let shutdown = ShutdownSignal()
 
@@ -101,24 +88,52 @@ public enum WatchCommand: Command {
 
         // S3 needs no discovery: the remote is built from the location and the AWS settings.
         let s3Remote = try arguments.value("--to").flatMap { S3Settings.isS3($0) ? $0 : nil }
-            .map { try s3.remote($0, transport: makeDefaultTransport(tls: tls), environment: context.environment) }
+            .map { try s3.remote($0, transport: makeDefaultTransport(tls: tls), environment: context.environment, partLength: s3PartLength) }
         let agent: WatchAgent
         do {
             let uploader: EngineUploader
             if let s3Remote {
-                uploader = EngineUploader(uploader: Uploader(remote: s3Remote, store: ResumeStore(directory: state), options: options))
+                uploader = EngineUploader(remote: s3Remote, options: options)
             } else {
-                uploader = try await EngineUploader.connect(to: destination, token: token, stateDirectory: state,
+                uploader = try await EngineUploader.connect(to: destination, token: token,
                                                             transport: makeDefaultTransport(tls: tls), options: options)
             }
-            let configuration = WatchAgentConfiguration(
-                watch: WatchConfiguration(root: dir, settle: settle, maxWait: maxWait, ignore: ignore),
-                stateDirectory: state, jobs: jobs, mirrorDeletes: arguments.flag("--mirror-deletes"))
             agent = try WatchAgent(configuration: configuration, uploader: uploader)
         } catch {
             throw CommandFailure(error.description)
         }
         output.started(dir: dir.path, destination: Redaction.url(destination), state: state.path)
+        return try await run(agent, output: output, shutdown: shutdown)
+    }
+
+    /// `--settle`, `--max-wait`, `--ignore`, `--jobs` and `--mirror-deletes` for the agent watching `dir`.
+    static func agentConfiguration(_ arguments: ParsedArguments, dir: URL, state: URL) throws -> WatchAgentConfiguration {
+        let settle = try arguments.seconds("--settle", in: 0...86_400) ?? 2
+        let maxWait = try arguments.seconds("--max-wait", in: 0...31_536_000) ?? 60
+        let jobs = try arguments.integer("--jobs", in: 1...64) ?? 2
+        let ignore: IgnoreRules
+        do {
+            ignore = try IgnoreRules(arguments.all("--ignore"))
+        } catch {
+            throw UsageError.badValue(command: spec.name, option: "--ignore", value: "\(error)", expected: "a glob")
+        }
+        return WatchAgentConfiguration(watch: WatchConfiguration(root: dir, settle: settle, maxWait: maxWait, ignore: ignore),
+                                       stateDirectory: state, jobs: jobs, mirrorDeletes: arguments.flag("--mirror-deletes"))
+    }
+
+    /// `--parts` and `--part-size`: the engine's options, and the S3 part size asked for (nil: sized to the file).
+    static func uploadOptions(_ arguments: ParsedArguments) throws -> (UploadOptions, s3PartLength: Int64?) {
+        var options = UploadOptions(parts: try arguments.integer("--parts", in: 1...64) ?? UploadOptions.defaultParts)
+        guard let raw = arguments.value("--part-size") else { return (options, nil) }
+        guard let size = ByteCount.parse(raw), size >= 1 << 10 else {
+            throw UsageError.badValue(command: spec.name, option: "--part-size", value: raw, expected: "a size of at least 1K, e.g. 16M")
+        }
+        options.partLength = size
+        return (options, size)
+    }
+
+    /// Runs the agent until a signal stops it, printing its events.
+    static func run(_ agent: WatchAgent, output: WatchOutput, shutdown: ShutdownSignal) async throws -> Int32 {
         let printer = Task { for await event in agent.events { output.show(event) } }
         let stopper = Task {
             let number = await shutdown.wait()

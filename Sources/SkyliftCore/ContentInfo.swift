@@ -18,3 +18,8 @@ public struct ContentInfo: Hashable, Sendable {
         self.lastModified = lastModified
     }
 }
+
+extension ContentInfo {
+    /// The validators conditional requests are evaluated against.
+    public var validators: ConditionalRequest.Validators { .init(etag: etag, lastModified: lastModified) }
+}

@@ -10,6 +10,22 @@ public enum Hex {
         }
     }
 
+    /// The ASCII digit for a value 0...15 (`0-9`, then `a-f`, or `A-F` when `uppercase`).
+    public static func digit(_ nibble: UInt8, uppercase: Bool = false) -> UInt8 {
+        nibble < 10 ? nibble + 48 : nibble + (uppercase ? 55 : 87)
+    }
+
+    /// Two hex digits a byte, lower-case unless `uppercase`.
+    public static func string<Bytes: Sequence>(_ bytes: Bytes, uppercase: Bool = false) -> String where Bytes.Element == UInt8 {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.underestimatedCount * 2)
+        for b in bytes {
+            out.append(digit(b >> 4, uppercase: uppercase))
+            out.append(digit(b & 0xF, uppercase: uppercase))
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
     /// The bytes an even-length string of hex digits spells, or nil when it is not one.
     public static func bytes(_ hex: String) -> [UInt8]? {
         let digits = Array(hex.utf8)

@@ -19,12 +19,10 @@ public enum LogText {
                 out.append(byte)
             } else {
                 out.append(UInt8(ascii: "%"))
-                out.append(hexDigit(byte >> 4))
-                out.append(hexDigit(byte & 0xf))
+                out.append(Hex.digit(byte >> 4, uppercase: true))
+                out.append(Hex.digit(byte & 0xf, uppercase: true))
             }
         }
         return String(decoding: out, as: UTF8.self)
     }
-
-    private static func hexDigit(_ v: UInt8) -> UInt8 { v < 10 ? v + 48 : v + 55 }
 }

@@ -1,6 +1,7 @@
-/// Bounds on an XML document from outside: its size, how deep elements nest, how many there are, and how long
-/// one run of text may be. Without a DTD no entity can expand, so text never outgrows the bytes it came from;
-/// the bounds keep the parsed tree small and the parser's recursion shallow.
+/// Bounds on an XML document from outside: its size, how deep elements nest, how many there are, how long one
+/// run of text (or one attribute value) may be, and how many attributes one element may carry. Without a DTD
+/// no entity can expand, so text never outgrows the bytes it came from; the bounds keep the parsed tree small
+/// and the reader's stack of open elements short.
 public struct XMLLimits: Sendable, Equatable {
     /// Largest document, in bytes.
     public var maxBytes: Int
@@ -10,12 +11,15 @@ public struct XMLLimits: Sendable, Equatable {
     public var maxElements: Int
     /// Longest run of character data between two tags, in UTF-8 bytes.
     public var maxTextBytes: Int
+    /// Most attributes on one element, namespace declarations included.
+    public var maxAttributes: Int
 
-    public init(maxBytes: Int, maxDepth: Int, maxElements: Int, maxTextBytes: Int) {
+    public init(maxBytes: Int, maxDepth: Int, maxElements: Int, maxTextBytes: Int, maxAttributes: Int = 256) {
         self.maxBytes = maxBytes
         self.maxDepth = maxDepth
         self.maxElements = maxElements
         self.maxTextBytes = maxTextBytes
+        self.maxAttributes = maxAttributes
     }
 
     /// WebDAV request bodies (PROPFIND, PROPPATCH, LOCK) and the dead properties stored from them.

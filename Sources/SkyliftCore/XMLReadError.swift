@@ -12,8 +12,10 @@ public enum XMLReadError: Error, Sendable, Equatable, CustomStringConvertible {
     case tooDeep(limit: Int)
     /// More than `XMLLimits.maxElements` elements.
     case tooManyElements(limit: Int)
-    /// A run of text longer than `XMLLimits.maxTextBytes`.
+    /// A run of text or an attribute value longer than `XMLLimits.maxTextBytes`.
     case textTooLong(limit: Int)
+    /// An element with more than `XMLLimits.maxAttributes` attributes.
+    case tooManyAttributes(limit: Int)
     /// Not well-formed XML (or not namespace-well-formed), with where the parser stopped.
     case malformed(line: Int, column: Int, reason: String)
 
@@ -26,6 +28,7 @@ public enum XMLReadError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .tooDeep(limit): "XML elements nest deeper than \(limit) levels"
         case let .tooManyElements(limit): "XML document has more than \(limit) elements"
         case let .textTooLong(limit): "XML text longer than \(limit) bytes"
+        case let .tooManyAttributes(limit): "XML element with more than \(limit) attributes"
         case let .malformed(line, column, reason):
             line > 0 ? "XML is not well-formed at line \(line), column \(column): \(reason)" : "XML is not well-formed: \(reason)"
         }

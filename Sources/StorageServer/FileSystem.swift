@@ -132,6 +132,11 @@ enum FileSystem {
         (path as NSString).deletingLastPathComponent + "/" + tempName(kind: kind)
     }
 
-    /// A fresh hidden file name (`.skylift-<kind>-<uuid>`), which requests can never name.
-    static func tempName(kind: String) -> String { PathResolver.hiddenPrefix + kind + "-" + UUID().uuidString }
+    /// A fresh hidden file name (`.skylift-<kind>-<run>-<uuid>`), which requests can never name.
+    static func tempName(kind: String) -> String { PathResolver.hiddenPrefix + kind + "-" + runTag + "-" + UUID().uuidString }
+
+    /// Marks the temp files of this process, so the start-up sweep (``StaleTempSweep``) can tell them from those
+    /// a killed run left. A file's time cannot: it comes from the kernel's coarse clock, a few milliseconds behind
+    /// the clock read at start, so a PUT begun just after start looked older than the start and was swept mid-write.
+    static let runTag = "run" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
 }

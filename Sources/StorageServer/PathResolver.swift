@@ -78,7 +78,7 @@ struct PathResolver: Sendable {
             for banned in ["%2e", "%2f", "%5c", "%00"] where lower.contains(banned) {
                 return .failure(.forbidden("encoded '\(banned)' in path"))
             }
-            guard let bytes = Self.percentDecode(raw) else { return .failure(.malformed("bad percent-escape in path")) }
+            guard let bytes = PercentEncoding.decode(raw.utf8) else { return .failure(.malformed("bad percent-escape in path")) }
             if let refusal = refusal(forDecoded: bytes) { return .failure(refusal) }
             guard let s = String(validating: bytes, as: UTF8.self) else {
                 return .failure(.malformed("path is not UTF-8"))
@@ -106,17 +106,5 @@ struct PathResolver: Sendable {
         case .success, .failure(.missing): true
         case .failure(.refused): false
         }
-    }
-
-    /// Decodes `%XX` escapes; nil when an escape is malformed.
-    static func percentDecode(_ s: String) -> [UInt8]? {
-        var out: [UInt8] = []
-        var it = Array(s.utf8)[...]
-        while let b = it.popFirst() {
-            guard b == UInt8(ascii: "%") else { out.append(b); continue }
-            guard let h = it.popFirst().flatMap(Hex.value), let l = it.popFirst().flatMap(Hex.value) else { return nil }
-            out.append(h << 4 | l)
-        }
-        return out
     }
 }

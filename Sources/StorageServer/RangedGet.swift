@@ -1,5 +1,6 @@
 import Foundation
 import SkyliftCore
+import SkyliftSystem
 import HTTPServer
 
 /// GET and HEAD of files: validators, conditional requests and byte ranges (RFC 9110 §13, §14).
@@ -21,87 +22,56 @@ struct RangedGet: Sendable {
         headers.add("ETag", stat.etag)
         headers.add("Last-Modified", HTTPDate.format(stat.lastModified))
         headers.add("Accept-Ranges", "bytes")
-        if let status = Preconditions.evaluate(request, stat: stat) {
+        let outcome = Preconditions.outcome(request, stat: stat)
+        if let status = outcome.status {
             close(fd)
             return HTTPResponse(status: status, headers: headers)
         }
-        let contentType = MediaType.forPath(path.name)
-        if let rangeValue = request.headers["Range"], let range = RangeHeader(rangeValue),
-           request.headers["If-Range"].map({ Preconditions.ifRangeHolds($0, stat: stat) }) ?? true {
-            switch RangePlan.plan(range, length: stat.size) {
-            case .whole: break
-            case .unsatisfiable:
-                close(fd)
-                headers.add("Content-Range", "bytes */\(stat.size)")
-                return .text(416, "range not satisfiable for \(stat.size) bytes", headers: headers)
-            case let .partial(ranges) where ranges.count == 1:
-                headers.add("Content-Type", contentType)
-                headers.add("Content-Range", ranges[0].contentRange(total: stat.size))
-                return HTTPResponse(status: 206, headers: headers,
-                                    body: .file(descriptor: fd, offset: ranges[0].offset, length: ranges[0].length))
-            case let .partial(ranges):
-                let body = MultipartRanges(fd: fd, ranges: ranges, total: stat.size, contentType: contentType)
-                headers.add("Content-Type", "multipart/byteranges; boundary=\(body.boundary)")
-                return HTTPResponse(status: 206, headers: headers, body: .stream(length: body.length, producer: body))
-            }
+        let answer = RangedResponse(requestHeaders: request.headers, rangeApplies: outcome == .proceed(rangeApplies: true),
+                                    length: stat.size, contentType: MediaType.forPath(path.name))
+        for field in answer.headers { headers.add(field.name, field.value) }
+        switch answer.body {
+        case .unsatisfiable:
+            close(fd)
+            return .text(416, "range not satisfiable for \(stat.size) bytes", headers: headers)
+        case let .whole(r), let .single(r):
+            return HTTPResponse(status: answer.status, headers: headers, body: .file(descriptor: fd, offset: r.offset, length: r.length))
+        case let .multipart(parts, length):
+            let body = MultipartRanges(fd: fd, parts: parts, length: length)
+            return HTTPResponse(status: answer.status, headers: headers, body: .stream(length: length, producer: body))
         }
-        headers.add("Content-Type", contentType)
-        return HTTPResponse(status: 200, headers: headers, body: .file(descriptor: fd, offset: 0, length: stat.size))
     }
 
     /// A plain HTML index, so a browser pointed at a folder sees its contents: what GET would serve, nothing else.
     private func listing(_ folder: FileTree.Entry, _ path: StoragePath) -> HTTPResponse {
-        var html = "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>\(escapeHTML(path.relative))</title></head><body><ul>\n"
+        var html = "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>\(HTMLText.escaped(path.relative))</title></head><body><ul>\n"
         // Relative links: the index stays right wherever the folder is mounted (behind `skylift proxy`, a prefix).
         if !path.isRoot { html += "<li><a href=\"../\">../</a></li>\n" }
         for (child, stat) in FileTree.members(of: folder, at: path) {
             let isDir = stat.isDirectory
             let href = "./" + (child.name.addingPercentEncoding(withAllowedCharacters: .hrefSegment) ?? "") + (isDir ? "/" : "")
-            html += "<li><a href=\"\(escapeHTML(href))\">\(escapeHTML(child.name))\(isDir ? "/" : "")</a></li>\n"
+            html += "<li><a href=\"\(HTMLText.escaped(href))\">\(HTMLText.escaped(child.name))\(isDir ? "/" : "")</a></li>\n"
         }
         html += "</ul></body></html>\n"
         return HTTPResponse(status: 200, headers: ["Content-Type": "text/html; charset=utf-8"], body: .bytes(Array(html.utf8)))
     }
-
-    private func escapeHTML(_ s: String) -> String {
-        s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
-    }
 }
 
-/// A `multipart/byteranges` body (RFC 9110 §14.6): part headers from memory, part bodies read from the file.
+/// A `multipart/byteranges` body laid out by ``RangedResponse``: part headers from memory, part bodies read
+/// from the file.
 final class MultipartRanges: HTTPBodyProducer {
-    private enum Piece {
-        case text([UInt8])
-        case file(offset: Int64, length: Int64)
-
-        var length: Int64 {
-            switch self {
-            case let .text(b): Int64(b.count)
-            case let .file(_, length): length
-            }
-        }
-    }
-
-    let boundary = "skylift-" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
     let length: Int64
     private let fd: Int32
-    private let pieces: [(start: Int64, piece: Piece)]
+    private let pieces: [(start: Int64, piece: RangedResponse.Part)]
 
-    init(fd: Int32, ranges: [ByteRange], total: Int64, contentType: String) {
+    init(fd: Int32, parts: [RangedResponse.Part], length: Int64) {
         self.fd = fd
-        var list: [(Int64, Piece)] = []
+        self.length = length
         var at: Int64 = 0
-        func add(_ p: Piece) { list.append((at, p)); at += p.length }
-        for (i, r) in ranges.enumerated() {
-            let head = (i == 0 ? "" : "\r\n") + "--\(boundary)\r\nContent-Type: \(contentType)\r\n"
-                + "Content-Range: \(r.contentRange(total: total))\r\n\r\n"
-            add(.text(Array(head.utf8)))
-            add(.file(offset: r.offset, length: r.length))
+        pieces = parts.map { part in
+            defer { at += part.length }
+            return (at, part)
         }
-        add(.text(Array("\r\n--\(boundary)--\r\n".utf8)))
-        pieces = list
-        length = at
     }
 
     func produce(into buffer: UnsafeMutableRawBufferPointer, at position: Int64) -> HTTPProduceResult {
@@ -116,10 +86,12 @@ final class MultipartRanges: HTTPBodyProducer {
                 buffer.baseAddress!.copyMemory(from: src.baseAddress! + Int(within), byteCount: want)
             }
             return .bytes(want)
-        case let .file(offset, _):
-            let n = pread(fd, buffer.baseAddress, want, off_t(offset + within))
+        case let .range(r):
+            let view = UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< want])
             // Zero or an error means the file shrank or vanished under us: cut the response short.
-            return n > 0 ? .bytes(n) : .failed
+            guard let n = try? FileDescriptor(rawValue: fd).read(into: view, at: r.offset + within, path: "multipart part"), n > 0
+            else { return .failed }
+            return .bytes(n)
         }
     }
 

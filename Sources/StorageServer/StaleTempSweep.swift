@@ -2,8 +2,9 @@ import Foundation
 
 /// Removes temp files that a killed server left beside their targets (`.skylift-put-*`, `.skylift-tmp-*`).
 ///
-/// Runs once in the background after start; only files last changed before `cutoff` (the start time) go,
-/// so the temp file of a PUT that began after the restart is never touched.
+/// Runs once in the background after start. A temp file of this process (its name carries
+/// ``FileSystem/runTag``) is never touched, so a PUT that began after the start keeps its temp file however late
+/// the sweep gets there; of other files only those last changed before `cutoff` (the start time) go.
 struct StaleTempSweep: Sendable {
     let rootPath: String
     let cutoff: Date
@@ -24,7 +25,7 @@ struct StaleTempSweep: Sendable {
             else { continue }
             if type == .typeDirectory {
                 if name != PathResolver.hiddenPrefix + "uploads" { sweep(path) }
-            } else if type == .typeRegular, Self.prefixes.contains(where: name.hasPrefix),
+            } else if type == .typeRegular, Self.prefixes.contains(where: name.hasPrefix), !name.contains(FileSystem.runTag),
                       let modified = attributes[.modificationDate] as? Date, modified < cutoff {
                 FileSystem.unlink(path)
             }

@@ -50,7 +50,7 @@ extension StorageRouter {
     /// `POST /api/share` with `{"path": "/a/b", "expires": "7d"}`: a link to that file or folder.
     func shareRequest(_ request: HTTPRequest) -> HTTPHeadDecision {
         guard request.method == "POST" else { return .respond(.text(405, "POST only", headers: ["Allow": "POST"])) }
-        return .receive(BodyCollector(limit: 16 << 10) { body in
+        return .receive(BodyCollector(limit: 16 << 10, kind: "JSON") { body in
             struct Ask: Decodable { let path: String; let expires: String? }
             guard let shares = self.web.shares else { return .text(503, "share links are not available") }
             guard let ask = try? JSONDecoder().decode(Ask.self, from: Data(body)) else {

@@ -38,8 +38,8 @@ final class WebDAV: Sendable {
     static let proppatchBodyLimit = XMLLimits.davRequest.maxBytes
 
     private func withBody(_ request: HTTPRequest, limit: Int, _ answer: @escaping ([UInt8]) -> HTTPResponse) -> HTTPHeadDecision {
-        if let length = request.contentLength, length > Int64(limit) { return .respond(BodyCollector.tooLarge(limit)) }
-        return .receive(BodyCollector(limit: limit, answer: answer))
+        if let length = request.contentLength, length > Int64(limit) { return .respond(BodyCollector.tooLarge(limit, kind: "XML")) }
+        return .receive(BodyCollector(limit: limit, kind: "XML", answer: answer))
     }
 
     // MARK: Lock and If-header checks

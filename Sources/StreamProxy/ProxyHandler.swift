@@ -10,6 +10,8 @@ import Synchronization
 /// builds the status, headers and body for the request's `Range`/`If-Range`.
 struct ProxyHandler: HTTPHandler {
     let configuration: StreamProxy.Configuration
+    /// `configuration.origin`, parsed once.
+    let origin: OriginPrefix
     let loader: RangeLoader
     let responses: ActiveResponses
 
@@ -50,14 +52,8 @@ struct ProxyHandler: HTTPHandler {
         case let .success(p): path = p
         case let .failure(refusal): return .failure(refusal)
         }
-        var base = configuration.origin.absoluteString
-        while base.hasSuffix("/") { base.removeLast() }
         // The checks above make this hold; verified on the parsed URL anyway, as it is what libcurl sends.
-        guard let url = URL(string: base + path + (request.query.map { "?" + $0 } ?? "")),
-              let parts = URLComponents(url: url, resolvingAgainstBaseURL: false),
-              let origin = URLComponents(url: configuration.origin, resolvingAgainstBaseURL: false),
-              parts.scheme == origin.scheme, parts.host == origin.host, parts.port == origin.port,
-              parts.percentEncodedPath.hasPrefix(String(origin.percentEncodedPath.reversed().drop { $0 == "/" }.reversed()) + "/")
+        guard let url = URL(string: origin.base + path + (request.query.map { "?" + $0 } ?? "")), origin.contains(url)
         else { return .failure(.notUnderOrigin) }
         return .success(url)
     }
@@ -69,81 +65,31 @@ struct ProxyHandler: HTTPHandler {
         var headers: HTTPHeaders = ["Accept-Ranges": "bytes"]
         if let etag = info.etag { headers.add("ETag", etag) }
         if let date = info.lastModified { headers.add("Last-Modified", HTTPDate.format(date)) }
-        if let status = Self.preconditionStatus(request, info) {
+        let outcome = ConditionalRequest.evaluate(method: request.method, headers: request.headers, current: info.validators)
+        if let status = outcome.status {
             return HTTPResponse(status: status, headers: headers)
         }
-        var ranges: [ByteRange]?
-        if let value = request.headers["Range"], let parsed = RangeHeader(value),
-           request.headers["If-Range"].map({ Self.ifRangeHolds($0, info) }) ?? true {
-            switch RangePlan.plan(parsed, length: length) {
-            case .whole: break
-            case .unsatisfiable:
-                headers.add("Content-Range", "bytes */\(length)")
-                return .text(416, "range not satisfiable: the resource has \(length) bytes", headers: headers)
-            case let .partial(r): ranges = r
-            }
-        }
+        let answer = RangedResponse(requestHeaders: request.headers, rangeApplies: outcome == .proceed(rangeApplies: true),
+                                    length: length, contentType: type)
+        for field in answer.headers { headers.add(field.name, field.value) }
         let pieces: [LoaderBody.Piece]
-        let status: Int
-        switch ranges {
-        case nil:
-            status = 200
-            headers.add("Content-Type", type)
-            pieces = length > 0 ? [.range(ByteRange(offset: 0, length: length))] : []
-        case let .some(r) where r.count == 1:
-            status = 206
-            headers.add("Content-Type", type)
-            headers.add("Content-Range", r[0].contentRange(total: length))
-            pieces = [.range(r[0])]
-        case let .some(r):
-            status = 206
-            let boundary = "skylift-" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-            headers.add("Content-Type", "multipart/byteranges; boundary=\(boundary)")
-            pieces = Self.multipart(r, total: length, type: type, boundary: boundary)
+        switch answer.body {
+        case .unsatisfiable:
+            return .text(416, "range not satisfiable: the resource has \(length) bytes", headers: headers)
+        case let .whole(r), let .single(r):
+            pieces = r.isEmpty ? [] : [.range(r)]
+        case let .multipart(parts, _):
+            pieces = parts.map { part in
+                switch part {
+                case let .text(bytes): .text(bytes)
+                case let .range(r): .range(r)
+                }
+            }
         }
         let body = LoaderBody(resource: resource, pieces: pieces, path: request.path,
                               stallTimeout: configuration.stallTimeout, responses: responses, log: configuration.log)
         guard responses.add(body) else { return .text(503, "proxy is stopping") }
-        return HTTPResponse(status: status, headers: headers, body: .stream(length: body.length, producer: body))
-    }
-
-    /// `multipart/byteranges` (RFC 9110 §14.6): each part's head as text, then its bytes.
-    static func multipart(_ ranges: [ByteRange], total: Int64, type: String, boundary: String) -> [LoaderBody.Piece] {
-        var pieces: [LoaderBody.Piece] = []
-        for (i, r) in ranges.enumerated() {
-            let head = (i == 0 ? "" : "\r\n") + "--\(boundary)\r\nContent-Type: \(type)\r\n"
-                + "Content-Range: \(r.contentRange(total: total))\r\n\r\n"
-            pieces.append(.text(Array(head.utf8)))
-            pieces.append(.range(r))
-        }
-        pieces.append(.text(Array("\r\n--\(boundary)--\r\n".utf8)))
-        return pieces
-    }
-
-    /// `If-Range` holds when it names the current representation: a strong ETag match, or exactly its
-    /// Last-Modified date (RFC 9110 §13.1.5).
-    static func ifRangeHolds(_ value: String, _ info: ContentInfo) -> Bool {
-        let v = value.trimmingSpaces()
-        if v.hasPrefix("\"") || v.hasPrefix("W/") {
-            return info.etag.map { EntityTag.strongMatch(v, $0) } ?? false
-        }
-        guard let date = HTTPDate.parse(v), let modified = info.lastModified else { return false }
-        return HTTPDate.seconds(date) == HTTPDate.seconds(modified)
-    }
-
-    /// 412 for a failed `If-Match`, 304 for a matching `If-None-Match`; nil to go on.
-    static func preconditionStatus(_ request: HTTPRequest, _ info: ContentInfo) -> Int? {
-        if let value = request.headers["If-Match"] {
-            let tags = EntityTag.parseList(value)
-            let holds = tags.map { list in info.etag.map { e in list.contains { EntityTag.strongMatch($0, e) } } ?? false } ?? true
-            if !holds { return 412 }
-        }
-        if let value = request.headers["If-None-Match"] {
-            let tags = EntityTag.parseList(value)
-            let matches = tags.map { list in info.etag.map { e in list.contains { EntityTag.weakMatch($0, e) } } ?? false } ?? true
-            if matches { return 304 }
-        }
-        return nil
+        return HTTPResponse(status: answer.status, headers: headers, body: .stream(length: body.length, producer: body))
     }
 
     /// Runs async work from a connection thread and waits for it, at most `timeout` seconds. Each connection

@@ -34,31 +34,12 @@ enum ProxyPath {
         let bytes = Array(raw.utf8)
         guard bytes.first == UInt8(ascii: "/") else { return .failure(.notAbsolute) }
         for segment in bytes.dropFirst().split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false) {
-            guard let decoded = decode(segment) else { return .failure(.badEscape) }
+            guard let decoded = PercentEncoding.decode(segment) else { return .failure(.badEscape) }
             if decoded == [0x2e] || decoded == [0x2e, 0x2e] { return .failure(.dotSegment) }
             if decoded.contains(UInt8(ascii: "/")) || decoded.contains(UInt8(ascii: "\\")) { return .failure(.encodedSeparator) }
             if decoded.contains(where: { $0 < 0x20 || $0 == 0x7f }) { return .failure(.controlCharacter) }
         }
         return .success(encodeDisallowed(bytes))
-    }
-
-    /// The bytes `segment` stands for; nil for a broken escape.
-    static func decode(_ segment: ArraySlice<UInt8>) -> [UInt8]? {
-        var out: [UInt8] = []
-        var i = segment.startIndex
-        while i < segment.endIndex {
-            let b = segment[i]
-            if b == UInt8(ascii: "%") {
-                guard i + 2 < segment.endIndex,
-                      let hi = Hex.value(of: segment[i + 1]), let lo = Hex.value(of: segment[i + 2]) else { return nil }
-                out.append(hi << 4 | lo)
-                i += 3
-            } else {
-                out.append(b)
-                i += 1
-            }
-        }
-        return out
     }
 
     /// `bytes` with everything but RFC 3986 path characters (unreserved, sub-delims, `:`, `@`, `/`) and
@@ -70,7 +51,7 @@ enum ProxyPath {
             if isPathByte(b) || b == UInt8(ascii: "%") {
                 out.append(b)
             } else {
-                out.append(contentsOf: Array(String(format: "%%%02X", b).utf8))
+                out.append(contentsOf: PercentEncoding.escape(b))
             }
         }
         return String(decoding: out, as: UTF8.self)

@@ -49,7 +49,8 @@ public final class StreamProxy: Sendable {
         self.loader = loader
         let responses = ActiveResponses()
         self.responses = responses
-        let handler = ProxyHandler(configuration: configuration, loader: loader, responses: responses)
+        let handler = ProxyHandler(configuration: configuration, origin: OriginPrefix(configuration.origin), loader: loader,
+                                   responses: responses)
         let log = configuration.log
         server = HTTPServer(configuration: .init(host: configuration.host, port: configuration.port,
                                                  accessLog: { log($0) }),

@@ -18,12 +18,15 @@ final class PartInputStream: InputStream {
     private let base: InputStream
     private var remaining: Int64
     private let counter: SentCounter
+    /// Counts this stream's bytes alone, when the caller needs to know what one attempt streamed.
+    private let attempt: SentCounter?
     private var status: Stream.Status = .notOpen
 
-    init(base: InputStream, limit: Int64, counter: SentCounter) {
+    init(base: InputStream, limit: Int64, counter: SentCounter, attempt: SentCounter? = nil) {
         self.base = base
         self.remaining = limit
         self.counter = counter
+        self.attempt = attempt
         super.init(data: Data())
     }
 
@@ -53,6 +56,7 @@ final class PartInputStream: InputStream {
         if n > 0 {
             remaining -= Int64(n)
             counter.add(Int64(n))
+            attempt?.add(Int64(n))
         }
         return n
     }

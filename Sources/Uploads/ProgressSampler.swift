@@ -14,6 +14,9 @@ final class ProgressSampler: Sendable {
         set { offset.set(newValue) }
     }
 
+    /// Takes back bytes that were streamed but not stored (a failed attempt of a part running beside others).
+    func rewind(by bytes: Int64) { offset.add(-bytes) }
+
     init(counter: SentCounter, total: Int64, interval: Double, emit: @escaping @Sendable (UploadEvent) -> Void) {
         let t = Task { [offset] in
             var last: Int64? = nil

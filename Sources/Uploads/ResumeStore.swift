@@ -11,7 +11,7 @@ public struct ResumeRecord: Codable, Sendable, Hashable {
     public var identity: String
     /// The destination object's URL.
     public var destination: String
-    /// `tus` or `webdav`.
+    /// `tus`, `webdav` or `s3`.
     public var protocolName: String
     /// What the remote needs to reattach (tus upload URL); never a secret.
     public var token: String?
@@ -43,7 +43,7 @@ public struct ResumeRecord: Codable, Sendable, Hashable {
 /// Resume records as small JSON files in one directory, one per source → destination pair, each replaced
 /// atomically (write to a temporary file, flush to disk, rename), so a crash leaves the old or the new
 /// record, never a torn one.
-public struct ResumeStore: Sendable {
+public struct ResumeStore: ResumeState {
     public let directory: URL
 
     public init(directory: URL) {

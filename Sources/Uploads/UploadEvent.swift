@@ -3,7 +3,7 @@ import SkyliftCore
 
 /// Something that happened to one upload, in order; the last event is `done`, `skipped` or `failed`.
 public enum UploadEvent: Sendable {
-    /// The upload began: `protocolName` is `tus` or `webdav`.
+    /// The upload began: `protocolName` is `tus`, `webdav` or `s3`.
     case started(source: String, destination: String, length: Int64, protocolName: String)
     /// An earlier attempt's bytes were found on the server; sending continues from `offset`.
     case resumed(from: Int64)

@@ -17,17 +17,22 @@ extension Uploader {
     /// `name`, so that neither the server nor the resume state keeps its parts. A later upload starts afresh.
     public func abandon(source: String, as name: String) async throws -> AbandonOutcome {
         let destination = RemotePath.url(name, in: remote.folderURL).absoluteString
-        guard let record = store.load(source: source, destination: destination), !record.completed else {
+        guard let record = await store.load(source: source, destination: destination), !record.completed else {
             return .nothingRecorded
         }
         guard let token = record.token,
               let write = try await remote.resumeWrite(name, length: record.length, token: token) else {
-            store.remove(source: source, destination: destination)
+            await store.remove(source: source, destination: destination)
             return .forgotten
         }
-        let confirmed = (try? await write.confirmedOffset()) ?? record.confirmedOffset
+        let held: Int64? = if let parted = write as? any PartedWrite {
+            try? await parted.held(length: record.length).bytes
+        } else {
+            try? await write.confirmedOffset()
+        }
+        let confirmed = held ?? record.confirmedOffset
         try await write.abort()
-        store.remove(source: source, destination: destination)
+        await store.remove(source: source, destination: destination)
         return .aborted(confirmed: confirmed)
     }
 }

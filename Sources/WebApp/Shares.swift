@@ -84,17 +84,14 @@ public struct Shares: Sendable {
     }
 
     private func update(_ change: (inout [Share]) -> Void) throws {
-        let lockPath = state.directory + "/shares.lock"
-        let lock = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard lock >= 0 else { throw WebStateError(operation: "create", path: lockPath, errno: errno) }
-        defer { close(lock) }
-        guard flock(lock, LOCK_EX) == 0 else { throw WebStateError(operation: "lock", path: lockPath, errno: errno) }
-        var shares = try list()
-        change(&shares)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        let data = (try? encoder.encode(shares)) ?? Data("[]".utf8)
-        try state.replace("shares.json", with: String(decoding: data, as: UTF8.self) + "\n")
+        try state.locked("shares.lock") {
+            var shares = try list()
+            change(&shares)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            let data = (try? encoder.encode(shares)) ?? Data("[]".utf8)
+            try state.replace("shares.json", with: String(decoding: data, as: UTF8.self) + "\n")
+        }
     }
 
     /// Parses a lifetime such as `7d`, `12h`, `30m`, `90s` (at most a year); nil when malformed.

@@ -39,7 +39,7 @@ public final class WebApp: Sendable {
         case "/signin":
             guard request.method == "POST" else { return .respond(Self.notAllowed("POST")) }
             guard CrossSite.isSameOrigin(request.headers) else { return .respond(.text(403, "cross-site sign-in refused")) }
-            return .receive(SmallBody(limit: 4096) { self.signIn(form: $0) })
+            return .receive(BodyCollector(limit: 4096, kind: "form") { self.signIn(form: $0) })
         case "/signout":
             guard request.method == "POST" else { return .respond(Self.notAllowed("POST")) }
             guard CrossSite.isSameOrigin(request.headers) else { return .respond(.text(403, "cross-site sign-out refused")) }
@@ -84,16 +84,16 @@ public final class WebApp: Sendable {
     /// under any prefix); `mode` is `app` or `share`; `base` is where listings and files are, relative to it.
     public func appPage(root: String, mode: String, base: String = "dav/", title: String = "Skylift") -> HTTPResponse {
         let html = WebAssets.text("index.html")
-            .replacingOccurrences(of: "{{root}}", with: Self.escapeHTML(root))
-            .replacingOccurrences(of: "{{mode}}", with: Self.escapeHTML(mode))
-            .replacingOccurrences(of: "{{base}}", with: Self.escapeHTML(base))
-            .replacingOccurrences(of: "{{title}}", with: Self.escapeHTML(title))
+            .replacingOccurrences(of: "{{root}}", with: HTMLText.escaped(root))
+            .replacingOccurrences(of: "{{mode}}", with: HTMLText.escaped(mode))
+            .replacingOccurrences(of: "{{base}}", with: HTMLText.escaped(base))
+            .replacingOccurrences(of: "{{title}}", with: HTMLText.escaped(title))
         return Self.page(Array(html.utf8), type: "text/html; charset=utf-8")
     }
 
     private func signInPage(message: String?, status: Int) -> HTTPResponse {
         let html = WebAssets.text("signin.html")
-            .replacingOccurrences(of: "{{message}}", with: message.map { "<p class=\"error\" role=\"alert\">\(Self.escapeHTML($0))</p>" } ?? "")
+            .replacingOccurrences(of: "{{message}}", with: message.map { "<p class=\"error\" role=\"alert\">\(HTMLText.escaped($0))</p>" } ?? "")
         var response = Self.page(Array(html.utf8), type: "text/html; charset=utf-8")
         response.status = status
         return response
@@ -128,31 +128,4 @@ public final class WebApp: Sendable {
         }
         return nil
     }
-
-    public static func escapeHTML(_ s: String) -> String {
-        s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
-            .replacingOccurrences(of: "'", with: "&#39;")
-    }
-}
-
-/// Collects a small request body (a form) up to `limit` bytes, then answers with `answer`.
-final class SmallBody: HTTPBodyReceiver {
-    private var bytes: [UInt8] = []
-    private let limit: Int
-    private let answer: ([UInt8]) -> HTTPResponse
-
-    init(limit: Int, answer: @escaping ([UInt8]) -> HTTPResponse) {
-        self.limit = limit
-        self.answer = answer
-    }
-
-    func receive(_ chunk: UnsafeRawBufferPointer) -> HTTPResponse? {
-        guard bytes.count + chunk.count <= limit else { return .text(413, "body too large") }
-        bytes += chunk
-        return nil
-    }
-
-    func finish() -> HTTPResponse { answer(bytes) }
-    func abort() {}
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Hashing
 import SkyliftCore
+import SkyliftSystem
 
 /// Why the web app's state folder or one of its files could not be used.
 public struct WebStateError: Error, CustomStringConvertible {
@@ -10,6 +11,17 @@ public struct WebStateError: Error, CustomStringConvertible {
     public let errno: Int32
 
     public var description: String { "cannot \(operation) \(path): \(String(cString: strerror(errno)))" }
+
+    init(operation: String, path: String, errno: Int32) {
+        self.operation = operation
+        self.path = path
+        self.errno = errno
+    }
+
+    /// A failed call of SkyliftSystem, in this type's terms.
+    init(_ error: FileError, operation: String) {
+        self.init(operation: operation, path: error.path, errno: error.errno?.rawValue ?? EINVAL)
+    }
 }
 
 /// The web app's private folder inside the store (`.skylift-webapp`, a name requests can never reach): the
@@ -21,89 +33,83 @@ public struct WebState: Sendable {
 
     public let directory: String
 
-    /// Opens (creating if needed) the state folder of the store at `root`.
+    /// Opens (creating if needed) the state folder of the store at `root`, which must exist.
     public init(root: String) throws {
         directory = (root.hasSuffix("/") ? String(root.dropLast()) : root) + "/" + Self.folderName
-        if mkdir(directory, 0o700) != 0 && errno != EEXIST {
-            throw WebStateError(operation: "create", path: directory, errno: errno)
+        do {
+            guard try FileStatus(root).isDirectory else { throw WebStateError(operation: "create", path: directory, errno: ENOTDIR) }
+            try PrivateFiles.createDirectory(directory)
+        } catch let error as FileError {
+            throw WebStateError(error, operation: "create")
         }
     }
 
     /// The 32-byte server secret, made once from the system's random source and kept in `secret` (0600).
     /// Deleting the file revokes every session and share link.
     public func secret() throws -> [UInt8] {
-        let path = directory + "/secret"
-        if let text = try read("secret"), let bytes = Hex.bytes(text.trimmingCharacters(in: .whitespacesAndNewlines)),
-           bytes.count == 32 {
-            return bytes
-        }
+        if let existing = try storedSecret() { return existing }
         var bytes = [UInt8](repeating: 0, count: 32)
         var generator = SystemRandomNumberGenerator()
         for i in bytes.indices { bytes[i] = generator.next() }
-        // O_EXCL: when two processes start at once, the second one reads the first one's secret.
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        if fd < 0 {
-            if errno == EEXIST, let text = try read("secret"),
-               let existing = Hex.bytes(text.trimmingCharacters(in: .whitespacesAndNewlines)), existing.count == 32 {
-                return existing
-            }
-            throw WebStateError(operation: "create", path: path, errno: errno)
+        let path = directory + "/secret"
+        do {
+            // Created whole or not at all: when two processes start at once, the second one reads the first one's secret.
+            if try AtomicFile.createNew(path, with: Array((bytes.hexString + "\n").utf8)) { return bytes }
+        } catch {
+            throw WebStateError(error, operation: "create")
         }
-        defer { close(fd) }
-        let text = Array((bytes.hexString + "\n").utf8)
-        guard write(fd, text, text.count) == text.count, fsync(fd) == 0 else {
-            throw WebStateError(operation: "write", path: path, errno: errno)
-        }
+        guard let existing = try storedSecret() else { throw WebStateError(operation: "read", path: path, errno: EINVAL) }
+        return existing
+    }
+
+    private func storedSecret() throws -> [UInt8]? {
+        guard let text = try read("secret"), let bytes = Hex.bytes(text.trimmingCharacters(in: .whitespacesAndNewlines)),
+              bytes.count == 32 else { return nil }
         return bytes
     }
 
-    /// The contents of the state file `name`; nil when it does not exist.
+    /// The contents of the state file `name`; nil when it does not exist. Links are not followed.
     public func read(_ name: String) throws -> String? {
         let path = directory + "/" + name
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        if fd < 0 {
-            if errno == ENOENT { return nil }
-            throw WebStateError(operation: "read", path: path, errno: errno)
+        let fd: FileDescriptor
+        switch Result(catching: { () throws(FileError) in try FileDescriptor.open(path, .readOnly, options: [.noFollow]) }) {
+        case let .success(opened): fd = opened
+        case let .failure(error):
+            if error.errno == .noSuchFile { return nil }
+            throw WebStateError(error, operation: "read")
         }
-        defer { close(fd) }
+        defer { fd.close() }
         var data = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
-            let n = Foundation.read(fd, &buffer, buffer.count)
-            if n < 0 { throw WebStateError(operation: "read", path: path, errno: errno) }
+            let n = try buffer.withUnsafeMutableBytes { raw in Result { () throws(FileError) in try fd.read(into: raw, path: path) } }
+                .mapError { WebStateError($0, operation: "read") }.get()
             if n == 0 { break }
-            data += buffer[0..<n]
+            data += buffer[0 ..< n]
             // State files are small; a huge one is not ours to load.
             if data.count > 16 << 20 { throw WebStateError(operation: "read", path: path, errno: EFBIG) }
         }
         return String(decoding: data, as: UTF8.self)
     }
 
-    /// Replaces the state file `name` with `text`: written to a temp file (0600), synced, renamed over it.
+    /// Replaces the state file `name` with `text` (0600), as ``AtomicFile`` does: a reader finds the old
+    /// content or the new, and the new survives a power cut once this returns.
     public func replace(_ name: String, with text: String) throws {
+        do { try AtomicFile.replace(directory + "/" + name, with: Array(text.utf8)) } catch {
+            throw WebStateError(error, operation: "write")
+        }
+    }
+
+    /// Runs `body` holding an exclusive `flock` on the state file `name` (created 0600 if needed), so that
+    /// read-modify-replace cycles of several processes do not interleave.
+    func locked<T>(_ name: String, _ body: () throws -> T) throws -> T {
         let path = directory + "/" + name
-        let temp = path + ".tmp-" + UUID().uuidString
-        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw WebStateError(operation: "create", path: temp, errno: errno) }
-        let bytes = Array(text.utf8)
-        var done = 0
-        while done < bytes.count {
-            let n = bytes[done...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else {
-                let code = errno
-                close(fd)
-                unlink(temp)
-                throw WebStateError(operation: "write", path: temp, errno: code)
-            }
-            done += n
+        let fd: FileDescriptor
+        do { fd = try FileDescriptor.open(path, .readWrite, options: [.create]) } catch { throw WebStateError(error, operation: "create") }
+        defer { fd.close() }
+        while flock(fd.rawValue, LOCK_EX) != 0 {
+            if errno != EINTR { throw WebStateError(operation: "lock", path: path, errno: errno) }
         }
-        let synced = fsync(fd) == 0
-        close(fd)
-        guard synced, rename(temp, path) == 0 else {
-            let code = errno
-            unlink(temp)
-            throw WebStateError(operation: "rename", path: path, errno: code)
-        }
+        return try body()
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SkyliftSystem
 import HTTPServer
 
 /// One member of an archive: a folder (name ending in `/`, no descriptor) or a file open for reading.
@@ -69,8 +70,9 @@ public final class ZipStream: HTTPBodyProducer {
             return produce(into: buffer, at: written)
         }
         let want = Int(min(Int64(buffer.count), remaining))
-        let n = pread(fd, buffer.baseAddress, want, off_t(file.sent))
-        guard n > 0 else { return .failed }
+        // A short count (the file shrank under us) or an error cuts the archive short.
+        guard let n = try? FileDescriptor(rawValue: fd).read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< want]),
+                                                             at: file.sent, path: file.entry.name), n > 0 else { return .failed }
         file.crc.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
         file.sent += Int64(n)
         written += Int64(n)

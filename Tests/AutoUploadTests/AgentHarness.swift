@@ -32,8 +32,7 @@ final class AgentHarness: Sendable {
     /// upload waits at the gate's points.
     func startAgent(token: String = AgentHarness.token, settle: Double = 0.3, maxWait: Double = 30, mirrorDeletes: Bool = false,
                     partLength: Int64 = 64 << 20, gate: UploadGate? = nil) async throws -> RunningAgent {
-        let engine = try await EngineUploader.connect(to: davURL, token: token, stateDirectory: state,
-                                                      options: UploadOptions(partLength: partLength))
+        let engine = try await EngineUploader.connect(to: davURL, token: token, options: UploadOptions(partLength: partLength))
         let uploader: any FileUploading = gate.map { GatedUploader(engine: engine, gate: $0) } ?? engine
         let config = WatchAgentConfiguration(watch: WatchConfiguration(root: watched, settle: settle, maxWait: maxWait),
                                              stateDirectory: state, jobs: 2, mirrorDeletes: mirrorDeletes,
@@ -133,14 +132,13 @@ struct GatedUploader: FileUploading {
     let gate: UploadGate
     var destination: String { engine.destination }
 
-    func upload(localPath: String, as remotePath: String, expected: FileSnapshot,
+    func upload(localPath: String, as remotePath: String, expected: FileSnapshot, resume: any ResumeState,
                 report: @escaping @Sendable (UploadReport) -> Void) async throws(UploadFailure) {
         if gate.point == .before { await gate.pass() }
-        try await engine.upload(localPath: localPath, as: remotePath, expected: expected, report: report)
+        try await engine.upload(localPath: localPath, as: remotePath, expected: expected, resume: resume, report: report)
         if gate.point == .after { await gate.pass() }
     }
 
-    func forget(localPath: String, as remotePath: String) { engine.forget(localPath: localPath, as: remotePath) }
     func delete(_ remotePath: String) async throws(UploadFailure) { try await engine.delete(remotePath) }
     func move(_ from: String, to: String) async throws(UploadFailure) { try await engine.move(from, to: to) }
 }

@@ -215,12 +215,14 @@ import Testing
         }
         #expect(h.stored("big.bin") == bytes(size, seed: 5))
         #expect(h.creations == 1)
+        // The queue row was the resume record: no resume file beside the database.
+        #expect(!FileManager.default.fileExists(atPath: h.state.appendingPathComponent("uploads").path))
     }
 
     @Test func refusedCredentialsStopTheAgentWithAClearError() async throws {
         let h = try AgentHarness()
         await #expect(throws: AutoUploadError.authenticationRefused(url: h.davURL.absoluteString, status: 401)) {
-            _ = try await EngineUploader.connect(to: h.davURL, token: "wrong", stateDirectory: h.state)
+            _ = try await EngineUploader.connect(to: h.davURL, token: "wrong")
         }
         let message = AutoUploadError.authenticationRefused(url: h.davURL.absoluteString, status: 401).description
         #expect(message.contains("--token") && !message.contains("wrong"))

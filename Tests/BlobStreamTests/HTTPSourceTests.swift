@@ -1,4 +1,5 @@
 @testable import BlobStream
+@testable import Remotes
 import Foundation
 import Hashing
 import HTTPClient

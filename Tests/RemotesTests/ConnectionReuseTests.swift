@@ -55,22 +55,21 @@ import Uploads
         defer { nginx.stop() }
         var configuration = moto.configuration
         configuration.endpoint = URL(string: "http://127.0.0.1:\(nginx.port)")!
-        let client = S3Client(configuration: configuration, transport: CurlTransport(),
-                              retry: RetryPolicy(maxAttempts: 1, baseDelay: 0.01, maxDelay: 0.05), timeout: 30)
+        let client = S3Client(configuration: configuration, transport: CurlTransport(), timeout: 30)
         let bucket = try await moto.makeBucket()
-        let remote = S3Remote(client: client, location: S3Location(bucket: bucket, prefix: "reuse/"))
+        let remote = S3Remote(client: client, location: S3Location(bucket: bucket, prefix: "reuse/"), partLength: 5 << 20)
         let size = (5 << 20) * 4 + 1000
         let (file, _) = try randomFile(in: work, size: size)
         let uploader = Uploader(remote: remote, store: ResumeStore(directory: work.appendingPathComponent("resume")),
-                                options: UploadOptions(retry: RetryPolicy(maxAttempts: 1, baseDelay: 0.01, maxDelay: 0.02),
-                                                       partLength: 5 << 20))
+                                options: UploadOptions(retry: RetryPolicy(maxAttempts: 1, baseDelay: 0.01, maxDelay: 0.02), parts: 2))
         let result = try await uploader.run(try await BlobUploadSource.file(file.path), as: "parts.bin") { _ in }
         #expect(result.bytesSent == Int64(size))
         #expect(try await remote.stat("parts.bin")?.info.length == Int64(size))
         let requests = try nginx.requests()
-        // Five parts plus create, complete and the stats around them: as many connections as were in flight
-        // at once (one, two if a part was still finishing when the next request started), not one per request.
-        #expect(requests.count >= 8 && Set(requests).count <= 2,
+        // Five parts, two at a time, plus create, complete and the stats around them: as many connections as
+        // were in flight at once (two, three if a part was still finishing when the next request started), not
+        // one per request.
+        #expect(requests.count >= 8 && Set(requests).count <= 3,
                 "\(Set(requests).count) connections for \(requests.count) requests")
     }
 }

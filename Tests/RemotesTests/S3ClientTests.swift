@@ -99,7 +99,7 @@ func scratchDirectory() throws -> URL {
             ? S3Credentials(accessKeyID: configuration.credentials.accessKeyID, secretAccessKey: "not-the-secret")
             : S3Credentials(accessKeyID: "AKIANOSUCHKEY0000000", secretAccessKey: "whatever")
         let recorder = RecordingTransport(makeDefaultTransport())
-        let client = S3Client(configuration: configuration, transport: recorder, retry: RetryPolicy(maxAttempts: 5, baseDelay: 0.01, maxDelay: 0.02))
+        let client = S3Client(configuration: configuration, transport: recorder)
         do {
             _ = try await client.listObjects(bucket: bucket)
             Issue.record("\(situation): request accepted")
@@ -142,104 +142,12 @@ func scratchDirectory() throws -> URL {
     }
 
     @Test func partSizesCoverTenThousandParts() {
-        #expect(S3Uploader.partSize(for: 1 << 30, minimum: 8 << 20) == 8 << 20)
-        #expect(S3Uploader.partSize(for: 1 << 40, minimum: 8 << 20) == 105 << 20)
-        #expect(S3Uploader.partSize(for: 3, minimum: 1) == S3Uploader.smallestPartSize)
-    }
-
-    @Test(arguments: S3Peer.allCases) func multipartUploadResumesAfterAFailure(peer: S3Peer) async throws {
-        let server = try await S3TestServer.get(peer)
-        let client = server.client()
-        let bucket = try await server.makeBucket()
-        let directory = try scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let size = 21 << 20
-        let (file, sha256) = try randomFile(in: directory, size: size)
-        let state = directory.appendingPathComponent("state")
-        let options = S3Uploader.Options(stateDirectory: state, multipartThreshold: 5 << 20, minimumPartSize: 5 << 20, jobs: 1)
-        let uploader = S3Uploader(client: client, options: options)
-        let key = "videos/take 1.mov"
-
-        // First attempt dies inside part 3 (parts are 5 MiB: 0–5, 5–10, 10–15 …).
-        await #expect(throws: (any Error).self) {
-            _ = try await uploader.upload(bucket: bucket, key: key) { FailingSource(path: file.path, failAt: 12 << 20) }
-        }
-        let stateFiles = try FileManager.default.contentsOfDirectory(atPath: state.path)
-        #expect(stateFiles.count == 1)
-
-        let result = try await uploader.upload(bucket: bucket, key: key) { FileSource(path: file.path) }
-        #expect(result.partsReused == 2)
-        #expect(result.partsSent == 3)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: state.path).isEmpty)
-
-        let response = try await client.getObject(bucket: bucket, key: key)
-        var digest = Digest(.sha256)
-        var count = 0
-        for try await chunk in response.body {
-            digest.update(chunk)
-            count += chunk.count
-        }
-        #expect(count == size)
-        #expect(digest.finalize() == sha256)
-    }
-
-    @Test(arguments: S3Peer.allCases) func parallelPartsAndSinglePut(peer: S3Peer) async throws {
-        let server = try await S3TestServer.get(peer)
-        let client = server.client()
-        let bucket = try await server.makeBucket()
-        let directory = try scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let uploader = S3Uploader(client: client, options: .init(stateDirectory: directory.appendingPathComponent("state"),
-                                                                 multipartThreshold: 5 << 20, minimumPartSize: 5 << 20, jobs: 3))
-        let (big, bigSHA) = try randomFile(in: directory, size: 17 << 20)
-        let progress = ProgressLog()
-        let result = try await uploader.upload(bucket: bucket, key: "big", source: { FileSource(path: big.path) },
-                                               progress: { progress.record($0) })
-        #expect(result.partsSent == 4)
-        #expect(progress.last == Int64(17 << 20))
-        let stored = try await client.getObject(bucket: bucket, key: "big").collect(upTo: 18 << 20)
-        #expect(Digest.hash(.sha256, stored) == bigSHA)
-
-        let (small, smallSHA) = try randomFile(in: directory, size: 3000)
-        let single = try await uploader.upload(bucket: bucket, key: "small") { FileSource(path: small.path) }
-        #expect(single.partsSent == 0)
-        #expect(Digest.hash(.sha256, try await client.getObject(bucket: bucket, key: "small").collect(upTo: 4000)) == smallSHA)
-    }
-
-    @Test(arguments: S3Peer.allCases) func cancelAbortsTheUnfinishedUpload(peer: S3Peer) async throws {
-        let server = try await S3TestServer.get(peer)
-        let client = server.client()
-        let bucket = try await server.makeBucket()
-        let directory = try scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let (file, _) = try randomFile(in: directory, size: 11 << 20)
-        let uploader = S3Uploader(client: client, options: .init(stateDirectory: directory.appendingPathComponent("state"),
-                                                                 multipartThreshold: 5 << 20, minimumPartSize: 5 << 20, jobs: 1))
-        await #expect(throws: (any Error).self) {
-            _ = try await uploader.upload(bucket: bucket, key: "k") { FailingSource(path: file.path, failAt: 6 << 20) }
-        }
-        let stateURL = S3UploadStateFile(directory: directory.appendingPathComponent("state"), bucket: bucket, key: "k")
-        let id = try #require(try stateURL.load()).uploadId
-        #expect(try await uploader.cancel(bucket: bucket, key: "k"))
-        #expect(try stateURL.load() == nil)
-        do {
-            _ = try await client.listParts(bucket: bucket, key: "k", uploadId: id)
-            Issue.record("parts still listed after cancel")
-        } catch let error as S3Error {
-            #expect(error.code == "NoSuchUpload")
-        }
+        #expect(S3PartSize.forObject(length: 1 << 30, minimum: 8 << 20) == 8 << 20)
+        #expect(S3PartSize.forObject(length: 1 << 40, minimum: 8 << 20) == 105 << 20)
+        #expect(S3PartSize.forObject(length: 3, minimum: 1) == S3PartSize.smallest)
     }
 }
 
-final class ProgressLog: @unchecked Sendable {
-    // @unchecked: guarded by `lock`.
-    private let lock = NSLock()
-    private var values: [Int64] = []
-    func record(_ value: Int64) { lock.withLock { values.append(value) } }
-    var last: Int64? { lock.withLock { values.last } }
-}
-
-/// Passes requests to a real transport and keeps their heads for inspection.
 final class RecordingTransport: HTTPTransport, @unchecked Sendable {
     // @unchecked: `recorded` is guarded by `lock`.
     private let inner: any HTTPTransport

@@ -5,6 +5,7 @@ import HTTPClient
 import SkyliftCore
 import Testing
 import TestProbes
+import Uploads
 
 /// Passes requests to a real transport, damaging the first `corrupt` PUTs: one byte of the body flipped (what
 /// a faulty link or middlebox does to bytes on the wire), or with `wrongMD5` the body intact but declared by
@@ -57,8 +58,17 @@ final class CorruptingTransport: HTTPTransport, @unchecked Sendable {
 }
 
 /// RGW ignores `x-amz-checksum-sha256`; what protects a part there is the signed payload hash
-/// (`x-amz-content-sha256`, the part's SHA-256 computed once from the source), which it checks.
+/// (`x-amz-content-sha256`, the part's SHA-256 computed once from the source), which it checks. The client
+/// reports a refusal once; the engine sends the part again, read anew from its source.
 @Suite(.serialized, .timeLimit(.minutes(2))) struct S3IntegrityTests {
+    /// The engine over `transport`, with parts of 5 MiB sent one at a time so the damaged PUT is the first.
+    func engine(_ server: S3TestServer, bucket: String, transport: CorruptingTransport, in directory: URL) -> Uploader {
+        let client = S3Client(configuration: server.configuration, transport: transport)
+        let remote = S3Remote(client: client, location: S3Location(bucket: bucket, prefix: ""), partLength: 5 << 20)
+        return Uploader(remote: remote, store: ResumeStore(directory: directory.appendingPathComponent("state")),
+                        options: UploadOptions(retry: RetryPolicy(maxAttempts: 3, baseDelay: 0.01, maxDelay: 0.02), parts: 1))
+    }
+
     @Test func aPartDamagedOnTheWayIsRefusedByRGWAndSentAgain() async throws {
         let server = try await S3TestServer.get(.rgw)
         let bucket = try await server.makeBucket()
@@ -66,9 +76,8 @@ final class CorruptingTransport: HTTPTransport, @unchecked Sendable {
         let sha256 = Digest.hash(.sha256, part)
         let body = HTTPClientRequest.Body.stream(length: Int64(part.count)) { InputStream(data: Data(part)) }
 
-        // Without retries the refusal is reported, naming the code.
-        let once = S3Client(configuration: server.configuration, transport: CorruptingTransport(makeDefaultTransport(), corrupt: 1),
-                            retry: RetryPolicy(maxAttempts: 1))
+        // The client sends once and reports the refusal, naming the code.
+        let once = S3Client(configuration: server.configuration, transport: CorruptingTransport(makeDefaultTransport(), corrupt: 1))
         let first = try await once.createMultipartUpload(bucket: bucket, key: "k")
         do {
             _ = try await once.uploadPart(bucket: bucket, key: "k", uploadId: first, number: 1, body: body, sha256: sha256)
@@ -80,50 +89,47 @@ final class CorruptingTransport: HTTPTransport, @unchecked Sendable {
         #expect(try await once.listParts(bucket: bucket, key: "k", uploadId: first).isEmpty)
         try await once.abortMultipartUpload(bucket: bucket, key: "k", uploadId: first)
 
-        // With them, the part is read from its source again and stored intact.
+        // The engine sends the damaged part again and the object is stored intact.
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (file, fileSHA) = try randomFile(in: directory, size: (9 << 20) + 5)
         let transport = CorruptingTransport(makeDefaultTransport(), corrupt: 1)
-        let client = S3Client(configuration: server.configuration, transport: transport,
-                              retry: RetryPolicy(maxAttempts: 3, baseDelay: 0.01, maxDelay: 0.02))
-        let id = try await client.createMultipartUpload(bucket: bucket, key: "k")
-        let etag = try await client.uploadPart(bucket: bucket, key: "k", uploadId: id, number: 1, body: body, sha256: sha256)
-        #expect(transport.putStatuses == [400, 200])
-        let etagOfObject = try await client.completeMultipartUpload(bucket: bucket, key: "k", uploadId: id,
-                                                                    parts: [S3Part(number: 1, etag: etag, size: Int64(part.count))])
-        #expect(etagOfObject.hasSuffix("-1\""))
-        let stored = try await client.getObject(bucket: bucket, key: "k").collect(upTo: part.count + 1)
-        #expect(Digest.hash(.sha256, stored) == sha256)
+        let result = try await engine(server, bucket: bucket, transport: transport, in: directory)
+            .run(try await BlobUploadSource.file(file.path), as: "k") { _ in }
+        #expect(transport.putStatuses == [400, 200, 200])
+        #expect(result.bytesSent > Int64((9 << 20) + 5))
+        let stored = try await once.getObject(bucket: bucket, key: "k").collect(upTo: (10 << 20))
+        #expect(Digest.hash(.sha256, stored) == fileSHA)
     }
 
-    /// RGW checks Content-MD5 too: a body that does not match it is refused with BadDigest, which is retried.
+    /// RGW checks Content-MD5 too: a body that does not match it is refused with BadDigest, which the engine retries.
     @Test func aWrongContentMD5IsRefusedByRGWWithBadDigestAndRetried() async throws {
         let server = try await S3TestServer.get(.rgw)
         let bucket = try await server.makeBucket()
         let bytes = randomBytes(50_000)
         let body = HTTPClientRequest.Body.stream(length: Int64(bytes.count)) { InputStream(data: Data(bytes)) }
-        let once = S3Client(configuration: server.configuration,
-                            transport: CorruptingTransport(makeDefaultTransport(), corrupt: 1, wrongMD5: true), retry: RetryPolicy(maxAttempts: 1))
+        let once = S3Client(configuration: server.configuration, transport: CorruptingTransport(makeDefaultTransport(), corrupt: 1, wrongMD5: true))
         await #expect { try await once.putObject(bucket: bucket, key: "md5", body: body, sha256: Digest.hash(.sha256, bytes)) } throws: { error in
             (error as? S3Error)?.code == "BadDigest" && (error as? S3Error)?.status == 400
         }
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (file, sha) = try randomFile(in: directory, size: 50_000)
         let transport = CorruptingTransport(makeDefaultTransport(), corrupt: 1, wrongMD5: true)
-        let client = S3Client(configuration: server.configuration, transport: transport,
-                              retry: RetryPolicy(maxAttempts: 3, baseDelay: 0.01, maxDelay: 0.02))
-        try await client.putObject(bucket: bucket, key: "md5", body: body, sha256: Digest.hash(.sha256, bytes))
+        _ = try await engine(server, bucket: bucket, transport: transport, in: directory).run(try await BlobUploadSource.file(file.path), as: "md5") { _ in }
         #expect(transport.putStatuses == [400, 200])
-        #expect(try await client.getObject(bucket: bucket, key: "md5").collect(upTo: bytes.count + 1) == bytes)
+        #expect(Digest.hash(.sha256, try await once.getObject(bucket: bucket, key: "md5").collect(upTo: 50_001)) == sha)
     }
 
-    @Test func aSinglePutDamagedOnTheWayIsRefusedByRGW() async throws {
+    @Test func aSinglePutDamagedOnTheWayIsRefusedByRGWAndSentAgain() async throws {
         let server = try await S3TestServer.get(.rgw)
         let bucket = try await server.makeBucket()
-        let bytes = randomBytes(100_000)
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (file, sha) = try randomFile(in: directory, size: 100_000)
         let transport = CorruptingTransport(makeDefaultTransport(), corrupt: 1)
-        let client = S3Client(configuration: server.configuration, transport: transport,
-                              retry: RetryPolicy(maxAttempts: 3, baseDelay: 0.01, maxDelay: 0.02))
-        try await client.putObject(bucket: bucket, key: "small",
-                                   body: .stream(length: Int64(bytes.count)) { InputStream(data: Data(bytes)) },
-                                   sha256: Digest.hash(.sha256, bytes))
+        _ = try await engine(server, bucket: bucket, transport: transport, in: directory).run(try await BlobUploadSource.file(file.path), as: "small") { _ in }
         #expect(transport.putStatuses == [400, 200])
-        #expect(try await client.getObject(bucket: bucket, key: "small").collect(upTo: bytes.count + 1) == bytes)
+        #expect(Digest.hash(.sha256, try await server.client().getObject(bucket: bucket, key: "small").collect(upTo: 100_001)) == sha)
     }
 }

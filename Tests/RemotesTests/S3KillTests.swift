@@ -9,6 +9,7 @@ import HTTPClient
 import SkyliftCore
 import Testing
 import TestProbes
+import Uploads
 
 /// Settings the killed child upload reads from its environment.
 private enum ChildJob {
@@ -39,7 +40,8 @@ private final class SlowFileSource: BlobSource {
 }
 
 @Suite(.serialized, .timeLimit(.minutes(2))) struct S3KillTests {
-    /// Runs only inside the child process that `uploadResumesAfterTheClientIsKilled` starts and kills.
+    /// Runs only inside the child process that `uploadResumesAfterTheClientIsKilled` starts and kills: the upload
+    /// engine with three parts in flight.
     @Test(.enabled(if: ProcessInfo.processInfo.environment[ChildJob.variable] != nil))
     func childUploadThatGetsKilled() async throws {
         let json = try #require(ProcessInfo.processInfo.environment[ChildJob.variable])
@@ -47,11 +49,13 @@ private final class SlowFileSource: BlobSource {
         let configuration = S3Configuration(endpoint: try #require(URL(string: job.endpoint)),
                                             credentials: S3Credentials(accessKeyID: job.accessKeyID, secretAccessKey: job.secretAccessKey),
                                             addressing: .path)
-        let uploader = S3Uploader(client: S3Client(configuration: configuration, transport: makeDefaultTransport()),
-                                  options: .init(stateDirectory: URL(fileURLWithPath: job.stateDirectory),
-                                                 multipartThreshold: 5 << 20, minimumPartSize: 5 << 20, jobs: 1))
+        let remote = S3Remote(client: S3Client(configuration: configuration, transport: makeDefaultTransport()),
+                              location: S3Location(bucket: job.bucket, prefix: ""), partLength: 5 << 20)
         let path = job.file
-        _ = try await uploader.upload(bucket: job.bucket, key: job.key) { SlowFileSource(path: path) }
+        let source = try await BlobUploadSource(name: path) { _ in SlowFileSource(path: path) }
+        // Three parts in flight: the kill lands while several are on the wire.
+        _ = try await Uploader(remote: remote, store: ResumeStore(directory: URL(fileURLWithPath: job.stateDirectory)),
+                               options: UploadOptions(parts: 3)).run(source, as: job.key) { _ in }
         Issue.record("the child upload finished before it was killed")
     }
 
@@ -82,12 +86,12 @@ private final class SlowFileSource: BlobSource {
         defer { if child.isRunning { kill(child.processIdentifier, SIGKILL) } }
 
         // Kill it -9 once the service holds two parts.
-        let stateFile = S3UploadStateFile(directory: state, bucket: bucket, key: "killed.mov")
+        let store = ResumeStore(directory: state)
         var stored = 0
         let deadline = ContinuousClock.now + .seconds(60)
         while stored < 2 && child.isRunning && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(100))
-            if let id = try stateFile.load()?.uploadId {
+            if let id = store.load(source: file.path, destination: "s3://\(bucket)/killed.mov")?.token {
                 stored = try await client.listParts(bucket: bucket, key: "killed.mov", uploadId: id).count
             }
         }
@@ -97,11 +101,13 @@ private final class SlowFileSource: BlobSource {
         #expect(child.terminationReason == .uncaughtSignal)
         #expect(stored >= 2)
 
-        let uploader = S3Uploader(client: client, options: .init(stateDirectory: state, multipartThreshold: 5 << 20,
-                                                                 minimumPartSize: 5 << 20, jobs: 2))
-        let result = try await uploader.upload(bucket: bucket, key: "killed.mov") { FileSource(path: file.path) }
-        #expect(result.partsReused >= 2)
-        #expect(result.partsReused + result.partsSent == 8)
+        // Run again: only the parts the service lacks go up, three at a time.
+        let remote = S3Remote(client: client, location: S3Location(bucket: bucket, prefix: ""), partLength: 5 << 20)
+        let result = try await Uploader(remote: remote, store: store, options: UploadOptions(parts: 3))
+            .run(try await BlobUploadSource.file(file.path), as: "killed.mov") { _ in }
+        #expect(result.resumedFrom >= 10 << 20)
+        #expect(result.resumedFrom % (5 << 20) == 0)
+        #expect(result.bytesSent == Int64(40 << 20) - result.resumedFrom)
         let object = try await client.getObject(bucket: bucket, key: "killed.mov").collect(upTo: 41 << 20)
         #expect(Digest.hash(.sha256, object) == sha256)
     }

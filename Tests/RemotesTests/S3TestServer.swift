@@ -59,8 +59,7 @@ final class S3TestServer: Sendable {
     }
 
     func client() -> S3Client {
-        S3Client(configuration: configuration, transport: makeDefaultTransport(),
-                 retry: RetryPolicy(maxAttempts: 3, baseDelay: 0.01, maxDelay: 0.05), timeout: 30)
+        S3Client(configuration: configuration, transport: makeDefaultTransport(), timeout: 30)
     }
 
     /// A new empty bucket for one test.

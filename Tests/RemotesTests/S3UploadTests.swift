@@ -19,7 +19,7 @@ import Uploads
         let (file, sha256) = try randomFile(in: directory, size: size)
         let uploader = Uploader(remote: remote, store: ResumeStore(directory: directory.appendingPathComponent("resume")),
                                 options: UploadOptions(verify: true, retry: RetryPolicy(maxAttempts: 2, baseDelay: 0.01, maxDelay: 0.02),
-                                                       partLength: 8 << 20))
+                                                       partLength: 8 << 20, parts: 1))
 
         // The first run's source becomes unreadable inside the third 8 MiB part.
         let failing = try await BlobUploadSource(name: file.path) { _ in FailingSource(path: file.path, failAt: 20 << 20) }

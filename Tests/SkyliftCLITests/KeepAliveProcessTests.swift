@@ -1,6 +1,7 @@
 import Foundation
 import StorageServer
 import Synchronization
+import TestProbes
 import Testing
 
 /// Persistent connections on the real `skylift serve` and `skylift proxy` binaries, driven over one raw socket

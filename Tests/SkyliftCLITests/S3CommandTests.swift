@@ -84,13 +84,14 @@ import TestProbes
         let s3 = try S3Endpoint.of(peer)
         let bucket = try await s3.makeBucket()
         let bytes = try randomFile("long.bin", bytes: 16 << 20).1
-        // The source holds back reads from 10 MiB on: the engine starts the digest of part 3 only after part 1
-        // was stored and part 2 began, so when such a read arrives the copy is midway, deterministically.
+        // The source holds back reads from 10 MiB on. With two parts in flight the engine starts part 3 (and
+        // its digest, the first read past 10 MiB) only after part 1 or 2 was stored, so when such a read
+        // arrives the copy is midway, deterministically, with one or both of the first parts on the service.
         let source = GatedSource(bytes: bytes, gate: 10 << 20)
         let server = HTTPServer(configuration: .init(), handler: source)
         try server.start()
         defer { source.open(); server.stop() }
-        let args = ["copy", server.baseURL + "/long.bin", "s3://\(bucket)/raw/", "--part-size", "5M",
+        let args = ["copy", server.baseURL + "/long.bin", "s3://\(bucket)/raw/", "--part-size", "5M", "--parts", "2",
                     "--state", dir.appendingPathComponent("state").path, "--json"]
         let first = try run(s3, args)
         #expect(source.waitUntilHeld(timeout: 20))
@@ -117,7 +118,7 @@ import TestProbes
         let server = HTTPServer(configuration: .init(), handler: source)
         try server.start()
         defer { source.open(); server.stop() }
-        let args = ["copy", server.baseURL + "/gated.bin", "s3://\(bucket)/raw/", "--part-size", "5M",
+        let args = ["copy", server.baseURL + "/gated.bin", "s3://\(bucket)/raw/", "--part-size", "5M", "--parts", "2",
                     "--state", dir.appendingPathComponent("state").path]
         let first = try run(s3, args + ["--json"])
         #expect(source.waitUntilHeld(timeout: 20))
@@ -289,53 +290,5 @@ import TestProbes
             #expect(r.status == 2, "\(args)")
             #expect(r.err == message)
         }
-    }
-}
-
-/// An http object whose ranged reads from `gate` on wait until ``open()``: a copy from it stops midway at a
-/// known point.
-final class GatedSource: HTTPHandler {
-    let bytes: [UInt8]
-    let gate: Int
-    private let state = Mutex((open: false, held: false))
-
-    init(bytes: [UInt8], gate: Int) {
-        self.bytes = bytes
-        self.gate = gate
-    }
-
-    func open() { state.withLock { $0.open = true } }
-
-    /// Whether a read was held back within `timeout` seconds.
-    func waitUntilHeld(timeout: Double) -> Bool {
-        let end = Date().addingTimeInterval(timeout)
-        while Date() < end {
-            if state.withLock({ $0.held }) { return true }
-            usleep(5_000)
-        }
-        return false
-    }
-
-    func head(_ request: HTTPRequest) -> HTTPHeadDecision {
-        var headers: HTTPHeaders = ["ETag": "\"v1\"", "Accept-Ranges": "bytes", "Content-Type": "application/octet-stream"]
-        guard request.method == "GET" else {
-            return .respond(HTTPResponse(status: 200, headers: headers, body: .stream(length: Int64(bytes.count), producer: NoBody())))
-        }
-        guard let value = request.headers["Range"], let range = RangeHeader(value),
-              case let .satisfiable(ranges) = range.resolve(length: Int64(bytes.count)), let first = ranges.first else {
-            return .respond(HTTPResponse(status: 200, headers: headers, body: .bytes(bytes)))
-        }
-        if first.offset >= Int64(gate) {
-            state.withLock { $0.held = true }
-            // Held on this connection's own thread; the test opens the gate before stopping the server.
-            while !state.withLock({ $0.open }) { usleep(5_000) }
-        }
-        headers.set("Content-Range", "bytes \(first.offset)-\(first.end - 1)/\(bytes.count)")
-        return .respond(HTTPResponse(status: 206, headers: headers, body: .bytes(Array(bytes[Int(first.offset)..<Int(first.end)]))))
-    }
-
-    private final class NoBody: HTTPBodyProducer {
-        func produce(into buffer: UnsafeMutableRawBufferPointer, at position: Int64) -> HTTPProduceResult { .end }
-        func close() {}
     }
 }

@@ -61,7 +61,7 @@ final class S3Endpoint: Sendable {
     func client() -> S3Client {
         S3Client(configuration: S3Configuration(endpoint: endpoint, credentials: S3Credentials(accessKeyID: accessKeyID, secretAccessKey: secretAccessKey),
                                                 addressing: .path),
-                 transport: makeDefaultTransport(), retry: RetryPolicy(maxAttempts: 2, baseDelay: 0.01, maxDelay: 0.05), timeout: 30)
+                 transport: makeDefaultTransport(), timeout: 30)
     }
 
     /// A new empty bucket for one test.

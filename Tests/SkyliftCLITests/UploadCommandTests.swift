@@ -6,7 +6,7 @@ import Testing
         let r = await runSkylift(["upload", "--help"])
         #expect(r.status == 0)
         #expect(r.out == """
-        usage: skylift upload FILE... --to URL [--token-file FILE | --token TOKEN] [--header-file FILE] [--header 'NAME: VALUE']... [--jobs N] [--state DIR] [--json] [--force] [--verify] [--cancel] [--ca-cert FILE | --pin-sha256 PIN] [--s3-endpoint URL] [--s3-addressing MODE]
+        usage: skylift upload FILE... --to URL [--token-file FILE | --token TOKEN] [--header-file FILE] [--header 'NAME: VALUE']... [--jobs N] [--parts N] [--state DIR] [--json] [--force] [--verify] [--cancel] [--ca-cert FILE | --pin-sha256 PIN] [--s3-endpoint URL] [--s3-addressing MODE]
 
         Stream files to a cloud folder with no temporary copy. Skylift asks the folder URL
         (OPTIONS) what it speaks: tus when offered (resumable, per-part checksums), else WebDAV
@@ -31,6 +31,7 @@ import Testing
           --force                 upload even when the destination already holds the same content
           --verify                read the object back (or use a server digest) and compare SHA-256
           --part-size SIZE        tus PATCH size if the server lacks block-checksum, e.g. 16M (default: 64M), or S3 part (at least 5M; default: sized to the file)
+          --parts N               parts of one file in flight, where the remote takes them in any order (S3; default: 4)
           --ca-cert FILE          trust an HTTPS server whose certificate is in FILE (PEM) or signed by one there
           --pin-sha256 PIN        trust the HTTPS server with this public key, as 'serve' prints (sha256//BASE64)
           --s3-endpoint URL       S3 service for s3:// locations (default: $AWS_ENDPOINT_URL, else AWS)
@@ -50,7 +51,7 @@ import Testing
         let r = await runSkylift(["copy", "--help"])
         #expect(r.status == 0)
         #expect(r.out == """
-        usage: skylift copy SOURCE DEST [--source-header 'NAME: VALUE']... [--token-file FILE | --token TOKEN] [--header-file FILE] [--header 'NAME: VALUE']... [--state DIR] [--json] [--force] [--verify] [--cancel] [--ca-cert FILE | --pin-sha256 PIN] [--s3-endpoint URL] [--s3-addressing MODE]
+        usage: skylift copy SOURCE DEST [--source-header 'NAME: VALUE']... [--token-file FILE | --token TOKEN] [--header-file FILE] [--header 'NAME: VALUE']... [--parts N] [--state DIR] [--json] [--force] [--verify] [--cancel] [--ca-cert FILE | --pin-sha256 PIN] [--s3-endpoint URL] [--s3-addressing MODE]
 
         Copy SOURCE (a local path, an http(s) URL or s3://bucket/key, read with ranged GETs)
         into the folder DEST (as for upload: tus when offered, else WebDAV PUT; s3://bucket/prefix/
@@ -70,6 +71,7 @@ import Testing
           --force                       upload even when the destination already holds the same content
           --verify                      read the object back (or use a server digest) and compare SHA-256
           --part-size SIZE              tus PATCH size if the server lacks block-checksum, e.g. 16M (default: 64M), or S3 part (at least 5M; default: sized to the file)
+          --parts N                     parts of one file in flight, where the remote takes them in any order (S3; default: 4)
           --ca-cert FILE                trust an HTTPS server whose certificate is in FILE (PEM) or signed by one there
           --pin-sha256 PIN              trust the HTTPS server with this public key, as 'serve' prints (sha256//BASE64)
           --s3-endpoint URL             S3 service for s3:// locations (default: $AWS_ENDPOINT_URL, else AWS)

@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
+import TestProbes
 import TestPrograms
 
 @Suite struct WebDAVTests {
@@ -200,5 +201,35 @@ import TestPrograms
         #expect(!FileManager.default.fileExists(atPath: f.file("a/b/.skylift-put-0123").path))
         #expect(!FileManager.default.fileExists(atPath: f.file("a/.skylift-tmp-4567").path))
         #expect(FileManager.default.fileExists(atPath: f.file("a/keep.txt").path))
+    }
+
+    /// A PUT that began just after start has a temp file whose time (the kernel's coarse clock) can read before the
+    /// start; a sweep that got there late removed it mid-write and the PUT failed with 500. Here the in-flight temp
+    /// file is aged on purpose, and a second server on the same root (same process) runs its start-up sweep.
+    @Test func startUpSweepLeavesThisProcessesPutInFlightAlone() throws {
+        let f = try ServerFixture()
+        let port = try #require(URL(string: f.base)?.port.flatMap { UInt16(exactly: $0) })
+        try FileManager.default.createDirectory(at: f.file("a"), withIntermediateDirectories: true)
+        let c = try RawConnection(port: port)
+        try c.send("PUT /dav/a/new.txt HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer \(ServerFixture.token)\r\nContent-Length: 5\r\n\r\n")
+        let inFlight = { try FileManager.default.contentsOfDirectory(atPath: f.file("a").path).filter { $0.hasPrefix(".skylift-put-") } }
+        for _ in 0..<100 where try inFlight().isEmpty { Thread.sleep(forTimeInterval: 0.05) }
+        let temp = try #require(try inFlight().first)
+        let old = Date(timeIntervalSinceNow: -60)
+        try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: f.file("a/" + temp).path)
+        // A leftover of a killed run beside it: once it is gone, the second server's sweep has listed the folder.
+        try f.write("a/.skylift-put-0123", [1])
+        try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: f.file("a/.skylift-put-0123").path)
+        let second = try ServerFixture(root: f.root)
+        for _ in 0..<100 where FileManager.default.fileExists(atPath: f.file("a/.skylift-put-0123").path) {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        #expect(!FileManager.default.fileExists(atPath: f.file("a/.skylift-put-0123").path))
+        Thread.sleep(forTimeInterval: 0.2) // the sweep handles the rest of that folder's listing
+        try c.send("", body: Array("hello".utf8))
+        let put = try c.response()
+        #expect(put.status == 201, "\(put.text)")
+        #expect(try Data(contentsOf: f.file("a/new.txt")) == Data("hello".utf8))
+        second.stop()
     }
 }

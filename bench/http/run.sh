@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/http: request rate of `skylift serve` and `skylift proxy` for small requests, against nginx (and WsgiDAV
 # for PROPFIND) started here on loopback, in the same run. Prints each figure beside its peer's and the ratio.
-#   bench/http/run.sh                (ROUNDS=3 SECONDS_PER_RUN=10 IDLE=1000 SLOW=200)
+#   bench/http/run.sh                (ROUNDS=3 SECONDS_PER_RUN=10 IDLE=1000 SLOW=200; ONLY="1 3"; BIN=...)
 # (1) GET of a 4 KiB file: wrk with keep-alive (8 and 64 connections), ab with a new connection per request;
 # (2) PROPFIND Depth: 1 of a 1,000-entry folder: skylift serve vs WsgiDAV on cheroot (PyPI);
 # (3) the proxy, warm cache: random 4 KiB ranges of a 64 MiB file vs nginx serving the file itself;
@@ -11,6 +11,7 @@
 # (6) the proxy's time to first byte of a 1-byte range, cold (nothing cached), vs nginx directly, and how many
 #     TCP connections the proxy opened to the origin for those cold starts (nginx's $connection serials).
 # Rates are requests/s; each figure is the median of ROUNDS runs, the servers taking turns within a round.
+# ONLY="1 3" runs just those parts (all by default).
 # Needs (installed here): nginx, wrk, apache2-utils (ab), curl, python3 with wsgidav + cheroot.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -22,8 +23,11 @@ scripts/deps.sh nginx wrk apache2-utils curl >/dev/null
 scripts/pip-deps.sh >/dev/null 2>&1 || true
 python3 -c 'import wsgidav, cheroot' || { echo "needs wsgidav and cheroot (scripts/pip-deps.sh)" >&2; exit 1; }
 
-swift build -c release --product skylift >&2
-BIN="$(swift build -c release --show-bin-path)/skylift"
+# BIN=/path/to/skylift measures that binary instead of building this checkout's release one.
+if [ -z "${BIN:-}" ]; then
+    swift build -c release --product skylift >&2
+    BIN="$(swift build -c release --show-bin-path)/skylift"
+fi
 CONNS="$PWD/bench/http/conns.py"
 
 # tmpfs: the disk is not what this measures.
@@ -43,6 +47,7 @@ wait_port() { for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$1/
 median() { python3 -c 'import sys, statistics; m = statistics.median(float(x) for x in sys.argv[1:]); print(f"{m:.0f}" if m >= 100 else f"{m:.2f}")' "$@"; }
 ratio() { python3 -c "print(f'{$1 / $2:.2f}')"; }
 load() { cut -d' ' -f1 /proc/loadavg; }
+want() { [ -z "${ONLY:-}" ] || [[ " $ONLY " == *" $1 "* ]]; }
 
 mkdir -p "$WORK/www/list" "$WORK/www/ttfb" "$WORK/nginx/logs" "$WORK/nginx/tmp" "$WORK/cache"
 head -c 4096 /dev/urandom > "$WORK/www/small.bin"
@@ -139,6 +144,7 @@ report() { # label, peer name, peer rates..., --, skylift rates...
 
 echo "bench/http: $ROUNDS rounds of ${SECS} s, load average at start $(load), $(nproc) cores"
 
+if want 1; then
 # (1) small GET
 declare -a NG8 SK8 NG64 SK64 NGAB SKAB
 for _ in $(seq "$ROUNDS"); do
@@ -146,11 +152,12 @@ for _ in $(seq "$ROUNDS"); do
     NG64+=("$(wrk_rate -t2 -c64 -d"${SECS}s" "$NGINX/small.bin")"); SK64+=("$(wrk_rate -t2 -c64 -d"${SECS}s" "$SKY/small.bin")")
     NGAB+=("$(ab_rate "$NGINX/small.bin")"); SKAB+=("$(ab_rate "$SKY/small.bin")")
 done
-echo "(1) GET 4 KiB, requests/s (goal: keep-alive >= 0.8, new connections >= 1.0)"
+echo "(1) GET 4 KiB, requests/s (goal: keep-alive >= 0.8, new connections >= 1.0), load average now $(load)"
 report "    keep-alive, 8 connections" nginx "${NG8[@]}" -- "${SK8[@]}"
 report "    keep-alive, 64 connections" nginx "${NG64[@]}" -- "${SK64[@]}"
 report "    new connection each (ab -c 8)" nginx "${NGAB[@]}" -- "${SKAB[@]}"
-
+fi
+if want 2; then
 # (2) PROPFIND
 [ "$(curl -s -o /dev/null -w '%{http_code}' -X PROPFIND -H 'Depth: 1' "$SKY/list/")" = 207 ] || { echo "skylift PROPFIND failed" >&2; exit 1; }
 [ "$(curl -s -o /dev/null -w '%{http_code}' -X PROPFIND -H 'Depth: 1' "http://127.0.0.1:$DAV_PORT/list/")" = 207 ] || { echo "wsgidav PROPFIND failed" >&2; exit 1; }
@@ -159,9 +166,11 @@ for _ in $(seq "$ROUNDS"); do
     DVPF+=("$(wrk_rate -t2 -c4 -d"${SECS}s" --timeout 30s -s "$WORK/propfind.lua" "http://127.0.0.1:$DAV_PORT/list/")")
     SKPF+=("$(wrk_rate -t2 -c4 -d"${SECS}s" --timeout 30s -s "$WORK/propfind.lua" "$SKY/list/")")
 done
-echo "(2) PROPFIND Depth 1, 1,000 entries, 4 connections, requests/s"
+echo "(2) PROPFIND Depth 1, 1,000 entries, 4 connections, requests/s, load average now $(load)"
 report "    allprop" wsgidav "${DVPF[@]}" -- "${SKPF[@]}"
 
+fi
+if want 3; then
 # (3) proxy, warm
 curl -sf -o /dev/null "$PROXY/big.bin"
 cmp <(curl -sf "$PROXY/big.bin") "$WORK/www/big.bin" || { echo "proxy served different bytes" >&2; exit 1; }
@@ -172,10 +181,12 @@ for _ in $(seq "$ROUNDS"); do
     NGR64+=("$(wrk_rate -t2 -c64 -d"${SECS}s" -s "$WORK/ranges.lua" "$NGINX/big.bin")")
     PXR64+=("$(wrk_rate -t2 -c64 -d"${SECS}s" -s "$WORK/ranges.lua" "$PROXY/big.bin")")
 done
-echo "(3) proxy, warm cache: random 4 KiB ranges, keep-alive, requests/s (goal >= 0.8)"
+echo "(3) proxy, warm cache: random 4 KiB ranges, keep-alive, requests/s (goal >= 0.8), load average now $(load)"
 report "    8 connections" nginx "${NGR8[@]}" -- "${PXR8[@]}"
 report "    64 connections" nginx "${NGR64[@]}" -- "${PXR64[@]}"
 
+fi
+if want 4; then
 # (4) idle connections
 hold_idle() { # port path count -> pid in HOLDER; waits until all are open
     coproc HOLD { python3 "$CONNS" idle 127.0.0.1 "$1" "$2" "$3"; }
@@ -210,6 +221,8 @@ sleep 2
 echo "    skylift with $HELD connections open (its limit $LIMIT), one more client: $AT_LIMIT"
 echo "    ... and once those have closed: $(python3 "$CONNS" probe 127.0.0.1 "$SKY_PORT" /dav/small.bin 10)"
 
+fi
+if want 5; then
 # (5) slowloris
 declare -a SLB SLS
 for _ in $(seq "$ROUNDS"); do
@@ -225,6 +238,8 @@ echo "(5) slowloris: $SLOW connections each sending one head byte every 2 s; sky
 printf '    alone %8s   with slowloris %8s   kept %s   (slow connections still open at the end: %s)\n' \
     "$(median "${SLB[@]}")" "$(median "${SLS[@]}")" "$(ratio "$(median "${SLS[@]}")" "$(median "${SLB[@]}")")" "$ALIVE"
 
+fi
+if want 6; then
 # (6) proxy cold time to first byte
 ttfb() { curl -s -o /dev/null -r 0-0 -w '%{time_starttransfer}' "$1"; }
 declare -a TN TP
@@ -244,4 +259,5 @@ echo "(6) time to first byte of a 1-byte range, 31 files, median"
 echo "    nginx direct   $(ms "${TN[@]}")"
 echo "    proxy cold     $(ms "${TP[@]}")"
 echo "    the proxy sent the origin $ORIGIN_REQS requests for these 31 cold starts over $ORIGIN_CONNS TCP connections ($ORIGIN_CUT GETs cut short)"
+fi
 echo "load average at end $(load)"

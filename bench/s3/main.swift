@@ -1,26 +1,26 @@
-// The client half of bench/s3/run.sh: one upload through Skylift's S3Uploader.
-//   s3-bench FILE s3://bucket/key [jobs]
+// The client half of bench/s3/run.sh: one upload through Skylift's upload engine (Uploads.Uploader over an
+// S3Remote), parts in flight as `skylift upload --parts N` sends them.
+//   s3-bench FILE s3://bucket/ NAME [parts]
 // Endpoint and credentials come from the AWS environment variables (AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID, ...).
-import BlobStream
 import Foundation
 import HTTPClient
 import Remotes
+import Uploads
 
 @main
 struct S3Bench {
     static func main() async throws {
         let args = CommandLine.arguments
-        guard args.count >= 3 else {
-            FileHandle.standardError.write(Data("usage: s3-bench FILE s3://bucket/key [jobs]\n".utf8))
+        guard args.count >= 4 else {
+            FileHandle.standardError.write(Data("usage: s3-bench FILE s3://bucket/ NAME [parts]\n".utf8))
             exit(2)
         }
-        let path = args[1]
-        let location = try S3Location(parsing: args[2])
-        let jobs = args.count > 3 ? Int(args[3]) ?? 4 : 4
-        let client = S3Client(configuration: try S3Configuration.resolve(addressing: .path), transport: makeDefaultTransport())
-        let state = FileManager.default.temporaryDirectory.appendingPathComponent("s3-bench-state")
-        let uploader = S3Uploader(client: client, options: .init(stateDirectory: state, jobs: jobs))
-        let result = try await uploader.upload(bucket: location.bucket, key: location.prefix) { FileSource(path: path) }
-        print(result.etag, result.partsSent)
+        let remote = try S3Remote.resolve(args[2], addressing: .path, transport: makeDefaultTransport())
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("s3-bench-state-\(getpid())")
+        defer { try? FileManager.default.removeItem(at: state) }
+        let parts = args.count > 4 ? Int(args[4]) ?? UploadOptions.defaultParts : UploadOptions.defaultParts
+        let uploader = Uploader(remote: remote, store: ResumeStore(directory: state), options: UploadOptions(force: true, parts: parts))
+        let result = try await uploader.run(try await BlobUploadSource.file(args[1]), as: args[3]) { _ in }
+        print(result.etag ?? "", result.bytesSent)
     }
 }

@@ -8,24 +8,12 @@
 # Needs: curl, python3.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-if [ -z "${BIN:-}" ]; then
-    swift build -c release --product skylift >&2
-    BIN="$(swift build -c release --show-bin-path)/skylift"
-fi
-
-WORK=$(mktemp -d /tmp/skylift-bench-locks.XXXXXX)
-PID=
-cleanup() { [ -n "$PID" ] && kill "$PID" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$WORK"; }
-trap cleanup EXIT
+. bench/serve/tokened.sh
+scratch locks
 mkdir -p "$WORK/root/many"
 echo x > "$WORK/root/doc.txt"
-TOKEN=bench-locks-token
-"$BIN" serve --root "$WORK/root" --listen 127.0.0.1:0 --token "$TOKEN" --quiet > "$WORK/out" 2>/dev/null &
-PID=$!
-for _ in $(seq 100); do grep -q '  url:' "$WORK/out" 2>/dev/null && break; sleep 0.1; done
-URL=$(sed -n 's/^  url: *//p' "$WORK/out")
+start_serve locks
 
-mem() { awk '/VmRSS|VmHWM/{printf "%s %.1f MiB  ", $1, $2/1024}' "/proc/$PID/status"; echo; }
 lockinfo() { # scope owner-bytes
     python3 -c "import sys; print('<?xml version=\"1.0\" encoding=\"utf-8\"?><D:lockinfo xmlns:D=\"DAV:\"><D:lockscope><D:$1/></D:lockscope><D:locktype><D:write/></D:locktype><D:owner>' + 'o' * $2 + '</D:owner></D:lockinfo>', end='')"
 }

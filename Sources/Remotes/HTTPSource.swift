@@ -1,4 +1,5 @@
 import Foundation
+import BlobStream
 import HTTPClient
 import SkyliftCore
 import SkyliftSystem

@@ -6,25 +6,25 @@ import Glibc
 /// One TCP connection the test drives byte by byte: whatever is written goes out as is (pipelined requests,
 /// HTTP/1.0 heads, bodies the server never asked for), and responses are read one at a time off the same socket.
 /// Opening one of these is the test's single TCP connect; every answer read from it came over that connection.
-final class RawConnection {
-    struct Response {
-        var status: Int
-        var headers: [(name: String, value: String)]
-        var body: [UInt8]
+public final class RawConnection {
+    public struct Response {
+        public var status: Int
+        public var headers: [(name: String, value: String)]
+        public var body: [UInt8]
 
-        func header(_ name: String) -> String? { headers.first { $0.name.lowercased() == name.lowercased() }?.value }
-        var text: String { String(decoding: body, as: UTF8.self) }
+        public func header(_ name: String) -> String? { headers.first { $0.name.lowercased() == name.lowercased() }?.value }
+        public var text: String { String(decoding: body, as: UTF8.self) }
     }
 
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
     }
 
     private let fd: Int32
     private var buffer: [UInt8] = []
 
     /// Connects to 127.0.0.1:`port`; reads give up after `timeout` seconds of silence.
-    init(port: UInt16, timeout: Int = 10) throws {
+    public init(port: UInt16, timeout: Int = 10) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: errno \(errno)") }
         var tv = timeval(tv_sec: timeout, tv_usec: 0)
@@ -45,7 +45,7 @@ final class RawConnection {
     deinit { close(fd) }
 
     /// Sends the text (CRLFs included by the caller) and any body bytes after it, all at once.
-    func send(_ text: String, body: [UInt8] = []) throws {
+    public func send(_ text: String, body: [UInt8] = []) throws {
         let bytes = Array(text.utf8) + body
         var sent = 0
         while sent < bytes.count {
@@ -56,7 +56,7 @@ final class RawConnection {
     }
 
     /// Reads the next response. `head` is true for the answer to a HEAD request (no body follows).
-    func response(head: Bool = false) throws -> Response {
+    public func response(head: Bool = false) throws -> Response {
         let end = try fill(until: { b in b.indices.dropLast(3).first { b[$0] == 13 && b[$0 + 1] == 10 && b[$0 + 2] == 13 && b[$0 + 3] == 10 } })
         let lines = String(decoding: buffer[..<end], as: UTF8.self).components(separatedBy: "\r\n")
         buffer.removeFirst(end + 4)
@@ -79,7 +79,7 @@ final class RawConnection {
     }
 
     /// True when the server closed the connection: a read returns end of file with nothing pending.
-    func isClosedByServer() -> Bool {
+    public func isClosedByServer() -> Bool {
         guard buffer.isEmpty else { return false }
         var byte: UInt8 = 0
         return recv(fd, &byte, 1, 0) == 0

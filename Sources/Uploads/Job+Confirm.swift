@@ -1,0 +1,58 @@
+import Foundation
+import Hashing
+import HTTPClient
+import Remotes
+import SkyliftCore
+
+// Read-only calls with retries, and the checks after the last byte: size, digest, the completed record.
+extension Job {
+    /// Runs a read-only call, retrying transient failures.
+    func withRetries<T>(_ call: () async throws -> T) async throws -> T {
+        var tries = 0
+        while true {
+            do {
+                return try await call()
+            } catch let e as RemoteError {
+                tries += 1
+                guard e.disposition != .fatal, options.retry.allowsAnother(after: tries) else {
+                    throw tries > 1 ? UploadError.retriesExhausted(source: source.name, attempts: tries, last: e)
+                                    : UploadError.remote(source: source.name, e)
+                }
+                let delay = options.retry.delay(beforeRetry: tries)
+                emit(.retried(attempt: tries, delay: delay, reason: e.description))
+                try await Task.sleep(nanoseconds: UInt64(delay * 1e9))
+            }
+        }
+    }
+
+    /// Removes the partial upload and the record (the source changed, so neither can be continued).
+    func discard(_ write: (any RemoteWrite)?) async {
+        if let write { try? await write.abort() }
+        await store.remove(source: source.name, destination: destination)
+    }
+
+    /// Confirms the size with the server, verifies when asked, and records completion.
+    mutating func confirm(length: Int64) async throws -> UploadResult {
+        let object = try await withRetries { try await remote.stat(name) }
+        if let object, object.info.length != length {
+            throw UploadError.sizeMismatch(source: source.name, url: destination, expected: length, found: object.info.length)
+        }
+        if object == nil && remote.capabilities.readable {
+            throw UploadError.sizeMismatch(source: source.name, url: destination, expected: length, found: nil)
+        }
+        var verified = false
+        if options.verify {
+            try await verify(object)
+            verified = true
+        }
+        var done = record(token: nil, offset: length)
+        done.completed = true
+        done.etag = object?.info.etag
+        try await store.save(done)
+        let result = UploadResult(source: source.name, destination: destination, length: length, bytesSent: sent.total,
+                                  resumedFrom: resumedFrom, skipped: false, verified: verified, etag: object?.info.etag)
+        emit(.progress(TransferProgress(completed: length, total: length, rate: 0)))
+        emit(.done(result))
+        return result
+    }
+}
