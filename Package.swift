@@ -47,6 +47,8 @@ let package = Package(
         .target(name: "WebApp", dependencies: ["HTTPServer", "SkyliftCore", "SkyliftSystem", "Hashing"], exclude: ["assets"]),
         .target(name: "StorageServer", dependencies: ["HTTPServer", "SkyliftCore", "SkyliftSystem", "Hashing", "WebApp"]),
         .target(name: "HTTPClient", dependencies: ["SkyliftCore", "CCurl"]),
+        // URLSession behind the HTTPTransport contract; its own module so only its users link FoundationNetworking.
+        .target(name: "URLSessionHTTP", dependencies: ["HTTPClient", "SkyliftCore"]),
         // No HTTP here: a user of FileSource links no libcurl. HTTPSource (a ranged-GET source) lives in Remotes.
         .target(name: "BlobStream", dependencies: ["SkyliftCore", "SkyliftSystem", "Hashing"]),
         .target(name: "Remotes", dependencies: ["SkyliftCore", "SkyliftSystem", "BlobStream", "Hashing", "HTTPClient"]),
@@ -76,11 +78,11 @@ let package = Package(
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestPrograms"]),
         .testTarget(name: "WebAppTests", dependencies: ["WebApp", "Hashing", "TestPrograms"], exclude: ["browser"]),
         .testTarget(name: "StorageServerTests", dependencies: ["StorageServer", "Hashing", "TestProbes", "TestPrograms"]),
-        .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer", "Hashing"]),
+        .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "URLSessionHTTP", "HTTPServer", "Hashing"]),
         // HTTPSourceTests stay here beside the stream tests whose fixtures they share; HTTPSource itself is in Remotes.
         .testTarget(name: "BlobStreamTests", dependencies: ["BlobStream", "Remotes", "HTTPClient", "StorageServer"]),
         .testTarget(name: "RemotesTests", dependencies: ["Remotes", "StorageServer", "Uploads", "RangeCache", "TestProbes", "TestPrograms"]),
-        .testTarget(name: "UploadsTests", dependencies: ["Uploads", "StorageServer", "TestPrograms"]),
+        .testTarget(name: "UploadsTests", dependencies: ["Uploads", "StorageServer", "TestProbes", "TestPrograms"]),
         .testTarget(name: "RangeCacheTests", dependencies: ["RangeCache", "StorageServer"]),
         .testTarget(name: "StreamProxyTests", dependencies: ["StreamProxy", "StorageServer", "TestPrograms"]),
         .testTarget(name: "FolderWatchTests", dependencies: ["FolderWatch"]),

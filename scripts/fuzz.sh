@@ -16,7 +16,7 @@ shift || true
 out=.build/fuzz
 mkdir -p "$out/mods" "$out/obj" "$out/bin" "$out/corpus" "$out/logs" Fuzz/crashes
 
-flags=(-parse-as-library -O -sanitize=fuzzer,address -enable-testing -swift-version 6 -I "$out/mods"
+flags=(-parse-as-library -O -sanitize=fuzzer,address -enable-testing -swift-version 6 -package-name skylift -I "$out/mods"
        -I Sources/CCrypto -I Sources/CMicroHTTPD -I Sources/CCurl)
 for f in $(pkg-config --cflags-only-I libmicrohttpd libcurl libcrypto 2>/dev/null); do flags+=(-Xcc "$f"); done
 libs=(-lmicrohttpd -lcurl -lcrypto)

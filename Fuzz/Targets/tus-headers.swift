@@ -3,18 +3,29 @@ import Remotes
 import SkyliftCore
 @testable import StorageServer
 
-/// tus headers, server side (Upload-Metadata, Upload-Checksum, Upload-Offset, Upload-Length, Content-Length as
-/// TusUploads reads them) and client side (a server's Upload-Offset/Upload-Length/Tus-Max-Size as TusRemote
-/// reads them). Properties: numbers are non-negative and spelled as sent; checksums have the digest's size;
-/// the length checks a PATCH goes through cannot overflow.
+/// The tus wire format (`SkyliftCore.TusProtocol`, shared by TusUploads and TusRemote): Upload-Metadata,
+/// Upload-Checksum, Upload-Block-Digests, Upload-Bad-Blocks, Upload-Offset, Upload-Length, Content-Length and a
+/// server's announcement. Properties: numbers are non-negative and spelled as sent; checksums have the digest's
+/// size; block digests are 32 bytes, at most 64, and survive a round trip; the length checks a PATCH goes
+/// through cannot overflow.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzTusHeaders(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
-    let f = FuzzInput(data, size).fields(5)
-    if let pairs = TusUploads.parseMetadata(f[0]) {
+    let f = FuzzInput(data, size).fields(6)
+    if let pairs = TusProtocol.parseMetadata(f[0]) {
         for key in pairs.keys { require(!key.isEmpty && !key.contains(",") && !key.contains(" "), "metadata key \(key)") }
     }
     if case let .value(checksum?) = TusUploads.parseChecksum(f[1]) {
         require(checksum.expected.count == checksum.algorithm.byteCount, "checksum of the wrong size")
+    }
+    if let blocks = TusProtocol.BlockDigests(header: f[5]) {
+        require(blocks.first >= 0 && blocks.digests.count <= TusProtocol.BlockDigests.maxCount, "block digests out of bounds")
+        require(blocks.digests.allSatisfy { $0.count == 32 }, "block digest of the wrong size")
+        require(TusProtocol.BlockDigests(header: blocks.headerValue) == blocks, "block digests do not round-trip")
+    }
+    if let bad = TusProtocol.parseBadBlocks(f[5]) { require(bad.allSatisfy { $0 >= 0 }, "negative bad block") }
+    if let offset = Int64(digits: f[2]), let blockSize = Int64(digits: f[3]), blockSize > 0 {
+        let count = TusProtocol.blockCount(length: offset, blockSize: blockSize)
+        if count > 0 { require(TusProtocol.blockRange(count - 1, length: offset, blockSize: blockSize).end == offset, "last block does not end the upload") }
     }
     let headers = HTTPHeaders([("Upload-Offset", f[2]), ("Upload-Length", f[3]), ("Content-Length", f[4]),
                                ("Tus-Max-Size", f[3]), ("Tus-Version", "1.0.0")])

@@ -13,7 +13,7 @@ public struct HTTPResponseBody: AsyncSequence, Sendable {
     public let url: URL
     let lifetime: BodyLifetime
 
-    init(url: URL, channel: ResponseChannel) {
+    package init(url: URL, channel: ResponseChannel) {
         self.url = url
         self.lifetime = BodyLifetime(channel: channel)
     }

@@ -11,14 +11,9 @@ public protocol HTTPTransport: Sendable {
     func execute(_ request: HTTPClientRequest) async throws -> HTTPClientResponse
 }
 
-/// The transport with the best throughput on this platform: libcurl on Linux, URLSession elsewhere.
-/// With `tls` (a CA file or pinned key) libcurl wherever it exists, since only it takes those settings.
+/// The transport Skylift uses: libcurl (bounded buffers with real backpressure, `Content-Length` on streamed
+/// bodies, CA files and pinned keys). `URLSessionTransport` lives in the `URLSessionHTTP` module, so that
+/// FoundationNetworking is linked only where it is asked for.
 public func makeDefaultTransport(tls: TLSTrust? = nil) -> any HTTPTransport {
-    #if canImport(CCurl) && os(Linux)
     CurlTransport(configuration: .init(tls: tls))
-    #elseif canImport(CCurl)
-    tls == nil ? URLSessionTransport() : CurlTransport(configuration: .init(tls: tls))
-    #else
-    URLSessionTransport()
-    #endif
 }

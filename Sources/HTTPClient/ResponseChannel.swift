@@ -7,7 +7,7 @@ import SkyliftCore
 /// The producer side (`deliverHead`, `push`, `finish`) runs on a thread the transport owns and may block:
 /// `push` waits while the buffer is full, which is the backpressure. The consumer side (`head`, `next`) is
 /// async and never blocks a thread. `cancel` may come from anywhere; it wakes both sides.
-final class ResponseChannel: @unchecked Sendable {
+package final class ResponseChannel: @unchecked Sendable {
     // @unchecked: every stored var below is read and written only while holding `condition`.
     private let condition = NSCondition()
     private let capacity: Int
@@ -31,7 +31,7 @@ final class ResponseChannel: @unchecked Sendable {
     private static let handOffSize = 256 * 1024
 
     /// - Parameter capacity: bytes the buffer may hold before `push` waits.
-    init(url: URL, capacity: Int) {
+    package init(url: URL, capacity: Int) {
         self.url = url
         self.capacity = capacity
     }
@@ -39,7 +39,7 @@ final class ResponseChannel: @unchecked Sendable {
     // MARK: producer side
 
     /// Runs `handler` once when the consumer cancels (immediately if it already has).
-    func onCancel(_ handler: @escaping @Sendable () -> Void) {
+    package func onCancel(_ handler: @escaping @Sendable () -> Void) {
         condition.lock()
         if cancelled {
             condition.unlock()
@@ -50,13 +50,13 @@ final class ResponseChannel: @unchecked Sendable {
         condition.unlock()
     }
 
-    var isCancelled: Bool {
+    package var isCancelled: Bool {
         condition.lock()
         defer { condition.unlock() }
         return cancelled
     }
 
-    func deliverHead(status: Int, headers: HTTPHeaders) {
+    package func deliverHead(status: Int, headers: HTTPHeaders) {
         condition.lock()
         guard head == nil, !finished else {
             condition.unlock()
@@ -75,7 +75,7 @@ final class ResponseChannel: @unchecked Sendable {
     /// A waiting consumer is woken when `flush` is true or `handOffSize` bytes are buffered; otherwise the
     /// bytes wait for `flush()`. A transport that receives in bursts of small socket reads flushes at the end
     /// of each burst, so the consumer wakes once per burst instead of once per read.
-    func push(_ bytes: UnsafeRawBufferPointer, flush: Bool) -> Bool {
+    package func push(_ bytes: UnsafeRawBufferPointer, flush: Bool) -> Bool {
         condition.lock()
         while buffered >= capacity && !cancelled { condition.wait() }
         if cancelled {
@@ -98,7 +98,7 @@ final class ResponseChannel: @unchecked Sendable {
     }
 
     /// Wakes a waiting consumer with whatever is buffered.
-    func flush() {
+    package func flush() {
         condition.lock()
         let handOff = takeHandOff()
         condition.unlock()
@@ -128,7 +128,7 @@ final class ResponseChannel: @unchecked Sendable {
 
     /// Ends the response: `error` nil means the body is complete. A response that never got its head
     /// fails the caller of `head()` with `error` (or `transferFailed` when there is none).
-    func finish(error: HTTPClientError?) {
+    package func finish(error: HTTPClientError?) {
         condition.lock()
         guard !finished else {
             condition.unlock()
@@ -153,7 +153,7 @@ final class ResponseChannel: @unchecked Sendable {
     // MARK: consumer side
 
     /// Waits for the response head.
-    func head() async throws -> (status: Int, headers: HTTPHeaders) {
+    package func head() async throws -> (status: Int, headers: HTTPHeaders) {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 condition.lock()
@@ -178,7 +178,7 @@ final class ResponseChannel: @unchecked Sendable {
     }
 
     /// The next body chunk, nil at the end of the body.
-    func next(isolation actor: isolated (any Actor)?) async throws -> [UInt8]? {
+    package func next(isolation actor: isolated (any Actor)?) async throws -> [UInt8]? {
         try await withCheckedThrowingContinuation(isolation: actor) { continuation in
             condition.lock()
             if cancelled {
@@ -201,7 +201,7 @@ final class ResponseChannel: @unchecked Sendable {
 
     /// Aborts: drops buffered bytes, wakes a waiting producer (its `push` returns false) and fails
     /// waiting consumers with `cancelled`. Harmless after the response finished.
-    func cancel() {
+    package func cancel() {
         condition.lock()
         if cancelled || (finished && chunks.count == firstChunk) {
             // Nothing left to stop; a finished, drained body keeps reporting its end (or its error).

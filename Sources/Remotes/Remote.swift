@@ -55,6 +55,17 @@ public protocol RemoteWrite: Sendable {
     func finish() async throws
     /// Abandons the write and removes what the server holds of it.
     func abort() async throws
+    /// Whether one ``send(_:)`` should carry everything from the server's offset to the end: the write makes
+    /// progress durable and checks it itself (tus `block-checksum`), so parts would only add round trips.
+    var sendsToEnd: Bool { get }
+    /// Gives the write a reader for any range of the source, for writes that check and re-send blocks of what
+    /// was sent in ``finish()`` (tus `block-checksum`). Called before the first ``send(_:)`` or ``finish()``.
+    func attach(reader: @escaping @Sendable (ByteRange) throws -> InputStream)
+}
+
+extension RemoteWrite {
+    public var sendsToEnd: Bool { false }
+    public func attach(reader: @escaping @Sendable (ByteRange) throws -> InputStream) {}
 }
 
 /// Algorithms a server may check parts with, in order of preference.

@@ -3,8 +3,10 @@ import HTTPClient
 import SkyliftCore
 
 /// A tus 1.0 endpoint: uploads are created by POST to ``creationURL`` with `filename` / `relativePath`
-/// metadata, resumed from the server's `Upload-Offset` (HEAD), sent by PATCH (with `Upload-Checksum` when the
-/// server checks parts) and removed by DELETE (termination).
+/// metadata, resumed from the server's `Upload-Offset` (HEAD), sent by PATCH and removed by DELETE
+/// (termination). Where the server offers `block-checksum` (the embedded cloud does) the rest of a file goes
+/// in one PATCH and every block is confirmed at the end (see ``TusWrite``); elsewhere parts carry
+/// `Upload-Checksum` when the server checks them.
 ///
 /// tus itself cannot stat, read or list; when the same folder also speaks WebDAV (the embedded server does),
 /// those calls go to ``dav``.
@@ -27,6 +29,11 @@ public struct TusRemote: Remote {
         self.http = http
         self.dav = dav
         self.partLength = partLength
+    }
+
+    /// The block size a creation or HEAD answer names, when it is one this client accepts.
+    static func blockSize(_ headers: HTTPHeaders) -> Int64? {
+        headers.integer(TusProtocol.Header.blockSize).flatMap(TusOptions.acceptedBlockSize)
     }
 
     public var capabilities: RemoteCapabilities {
@@ -59,78 +66,24 @@ public struct TusRemote: Remote {
         if let max = options.maxSize, length > max {
             throw RemoteError.status(413, method: "POST", url: creationURL, detail: "\(length) bytes exceed Tus-Max-Size \(max)")
         }
-        let r = try await http.expect([200, 201], "POST", creationURL, headers: TusProtocol.creationHeaders(length: length, name: name))
+        let blocks = options.blockSize != nil && length > 0
+        let r = try await http.expect([200, 201], "POST", creationURL,
+                                      headers: TusProtocol.creationHeaders(length: length, name: name, blockChecksums: blocks))
         guard let location = r.headers["Location"], let upload = URL(string: location, relativeTo: creationURL)?.absoluteURL else {
             throw RemoteError.protocolViolation(url: creationURL, reason: "upload created without a Location")
         }
-        return TusWrite(remote: self, uploadURL: upload, length: length)
+        return TusWrite(remote: self, uploadURL: upload, length: length, blockSize: blocks ? Self.blockSize(r.headers) : nil)
     }
 
     public func resumeWrite(_ name: String, length: Int64, token: String) async throws -> (any RemoteWrite)? {
         guard let upload = URL(string: token) else { return nil }
-        let write = TusWrite(remote: self, uploadURL: upload, length: length)
+        let probe = TusWrite(remote: self, uploadURL: upload, length: length, blockSize: nil)
         do {
-            let head = try await write.head()
+            let head = try await probe.head()
             if let l = head.length, l != length { return nil }
-            return write
+            return TusWrite(remote: self, uploadURL: upload, length: length, blockSize: head.blockSize)
         } catch let e as RemoteError where e.disposition == .restart {
             return nil
         }
-    }
-}
-
-/// One tus upload resource.
-struct TusWrite: RemoteWrite {
-    let remote: TusRemote
-    let uploadURL: URL
-    let length: Int64
-
-    var token: String { uploadURL.absoluteString }
-    var isResumable: Bool { true }
-    var maxPartLength: Int64? { remote.partLength }
-    var partChecksum: PartChecksumAlgorithm? { remote.options.partChecksum }
-
-    /// The server's offset and length (HEAD).
-    func head() async throws -> (offset: Int64, length: Int64?) {
-        let r = try await remote.http.send("HEAD", uploadURL, headers: TusProtocol.baseHeaders())
-        switch r.status {
-        case 200, 204:
-            guard let offset = TusProtocol.offset(r.headers) else {
-                throw RemoteError.protocolViolation(url: uploadURL, reason: "HEAD answered without Upload-Offset")
-            }
-            return (offset, TusProtocol.length(r.headers))
-        case 403, 404, 410: throw RemoteError.uploadGone(url: uploadURL)
-        default: throw RemoteError.status(r.status, method: "HEAD", url: uploadURL, detail: nil)
-        }
-    }
-
-    func confirmedOffset() async throws -> Int64 { try await head().offset }
-
-    func send(_ part: WritePart) async throws -> Int64 {
-        let checksum = partChecksum.flatMap { alg in part.checksum.map { (alg, $0) } }
-        let headers = TusProtocol.patchHeaders(offset: part.offset, length: part.length, checksum: checksum)
-        let r = try await remote.http.send("PATCH", uploadURL, headers: headers, body: .stream(length: part.length, open: part.open))
-        let detail = RemoteHTTP.detail((try? await r.collect(upTo: 4096)) ?? [])
-        switch r.status {
-        case 200, 204:
-            // An answer without a plausible offset leaves us unsure what was stored: ask with HEAD.
-            guard let offset = TusProtocol.offset(r.headers), offset > part.offset, offset <= part.offset + part.length else {
-                throw RemoteError.offsetConflict(url: uploadURL)
-            }
-            return offset
-        case 409: throw RemoteError.offsetConflict(url: uploadURL)
-        case TusProtocol.checksumMismatchStatus: throw RemoteError.checksumMismatch(url: uploadURL)
-        case 404, 410: throw RemoteError.uploadGone(url: uploadURL)
-        default: throw RemoteError.status(r.status, method: "PATCH", url: uploadURL, detail: detail)
-        }
-    }
-
-    /// Nothing to do: tus completes when the last PATCH brings the offset to the length. Servers may move the
-    /// finished object into place and forget the upload resource, so a HEAD here could only mislead.
-    func finish() async throws {}
-
-    func abort() async throws {
-        guard remote.options.supportsTermination else { return }
-        try await remote.http.expect([200, 204, 404, 410], "DELETE", uploadURL, headers: TusProtocol.baseHeaders())
     }
 }

@@ -151,7 +151,9 @@ final class WebDAVWrite: RemoteWrite {
 
     var isResumable: Bool { false }
     var maxPartLength: Int64? { nil }
-    var partChecksum: PartChecksumAlgorithm? { nil }
+    /// The whole object's SHA-256 goes along as `Content-Digest` (RFC 9530); the embedded server checks it and
+    /// answers 400 with `Want-Content-Digest` when the body was damaged on the way, others ignore it.
+    var partChecksum: PartChecksumAlgorithm? { .sha256 }
 
     func confirmedOffset() async throws -> Int64 { 0 }
 
@@ -167,7 +169,16 @@ final class WebDAVWrite: RemoteWrite {
     private func put(_ part: WritePart, to target: String) async throws {
         var h: HTTPHeaders = ["Content-Type": MediaType.forPath(name)]
         h.add("Content-Length", String(length))
-        try await remote.http.expect([200, 201, 204], "PUT", remote.url(target), headers: h, body: .stream(length: length, open: part.open))
+        if let digest = part.checksum { h.add("Content-Digest", ServerDigest.contentDigest(digest)) }
+        let url = remote.url(target)
+        let r = try await remote.http.send("PUT", url, headers: h, body: .stream(length: length, open: part.open))
+        let detail = RemoteHTTP.detail((try? await r.collect(upTo: 4096)) ?? [])
+        switch r.status {
+        case 200, 201, 204: return
+        case 400 where part.checksum != nil && r.headers[ServerDigest.mismatchHeader] != nil:
+            throw RemoteError.checksumMismatch(url: url)
+        default: throw RemoteError.status(r.status, method: "PUT", url: url, detail: detail)
+        }
     }
 
     func finish() async throws {

@@ -10,7 +10,7 @@ struct PartSize: Sendable, Equatable {
 
     /// The one declaration of `--part-size`, stored at `key`.
     static func declaration<Options>(_ key: WritableKeyPath<Options, PartSize?> & Sendable) -> OptionDeclaration<Options> {
-        .value(option, "SIZE", help: "largest tus PATCH body, e.g. 16M (default: 64M), or S3 part (at least 5M; default: sized to the file)",
+        .value(option, "SIZE", help: "tus PATCH size if the server lacks block-checksum, e.g. 16M (default: 64M), or S3 part (at least 5M; default: sized to the file)",
                key, as: ValueParser(expected: "a size of at least 1K, e.g. 16M") { text in
                    ByteCount.parse(text).flatMap { $0 >= 1 << 10 ? PartSize(text: text, bytes: $0) : nil }
                })

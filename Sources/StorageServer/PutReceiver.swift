@@ -1,5 +1,7 @@
 import Foundation
 import HTTPServer
+import Hashing
+import SkyliftCore
 import SkyliftSystem
 
 /// Streams a PUT body into a hidden temp file beside the target, fsyncs it, and renames it into place
@@ -17,12 +19,17 @@ final class PutReceiver: HTTPBodyReceiver {
     private let maxSize: Int64
     private let digests: DigestStore
     private var failed = false
+    /// The body's SHA-256 as the client announced it (`Content-Digest`), and the running digest to check it.
+    private let expected: [UInt8]?
+    private var digest: Digest?
 
-    /// Creates the temp file; throws when it cannot be created.
-    init(target: StoragePath, maxSize: Int64, digests: DigestStore) throws {
+    /// Creates the temp file; throws when it cannot be created. With `expected` the body must hash to it.
+    init(target: StoragePath, maxSize: Int64, digests: DigestStore, expected: [UInt8]? = nil) throws {
         self.target = target
         self.maxSize = maxSize
         self.digests = digests
+        self.expected = expected
+        digest = expected == nil ? nil : Digest(.sha256)
         guard case let .success(place) = FileTree.locate(target, followLast: false) else {
             throw FileSystemError(operation: "open", path: target.relative, errno: ENOENT)
         }
@@ -41,11 +48,16 @@ final class PutReceiver: HTTPBodyReceiver {
             return fail(.text(413, "body larger than \(maxSize) bytes"))
         }
         do { try sink.append(chunk) } catch { return fail(Self.response(for: error, path: target)) }
+        digest?.update(chunk)
         return nil
     }
 
     func finish() -> HTTPResponse {
         if failed { return .text(500, "upload failed") }
+        if let expected, let d = digest.take(), d.finalize() != expected {
+            // Damaged on the way: nothing is stored, and the client is told it may send the body again.
+            return fail(.text(400, "body does not match its Content-Digest", headers: [ServerDigest.mismatchHeader: "sha-256=10"]))
+        }
         let existed = place.stat() != nil
         do {
             try sink.sync(recordingIn: digests)

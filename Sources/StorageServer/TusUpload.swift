@@ -4,6 +4,7 @@ import SkyliftSystem
 /// One unfinished tus upload as persisted under the hidden uploads directory:
 /// `<id>.info` (JSON, written durably), `<id>.data` (the bytes so far; its size is the offset) and, while a
 /// checksummed PATCH is in flight, `<id>.pending` holding the offset to fall back to if the chunk never verifies.
+/// A `block-checksum` upload also has `<id>.blocks`: the SHA-256 of every block made durable, 32 bytes each.
 struct TusUpload: Sendable {
     /// What `<id>.info` holds.
     struct Info: Codable, Sendable {
@@ -13,6 +14,12 @@ struct TusUpload: Sendable {
         var metadata: String
         /// Where the file lands, as segments below the root.
         var target: [String]
+        /// `block-checksum`: the block size; nil for a plain tus upload.
+        var blockSize: Int64? = nil
+        /// `block-checksum`: blocks the client has confirmed or reported bad, from block 0.
+        var confirmedBlocks: Int? = nil
+        /// `block-checksum`: blocks whose digests did not match and wait to be sent again.
+        var badBlocks: [Int]? = nil
     }
 
     let id: String
@@ -21,6 +28,7 @@ struct TusUpload: Sendable {
     var infoPath: String { directory + "/" + id + ".info" }
     var dataPath: String { directory + "/" + id + ".data" }
     var pendingPath: String { directory + "/" + id + ".pending" }
+    var blocksPath: String { directory + "/" + id + ".blocks" }
 
     /// Upload ids are 32 lower-case hex digits; anything else never touches the file system.
     static func isValidID(_ id: Substring) -> Bool {
@@ -43,6 +51,18 @@ struct TusUpload: Sendable {
     /// Bytes durably received so far.
     var offset: Int64? { FileSystem.stat(dataPath)?.size }
 
+    /// Bytes durably received so far for `info`: for a `block-checksum` upload only whole blocks whose digest
+    /// was recorded count (a crash between the data and its digest leaves bytes past them, cut on the next PATCH).
+    func offset(_ info: Info) -> Int64? {
+        guard let size = offset else { return nil }
+        guard let blockSize = info.blockSize, let length = info.length else { return size }
+        let recorded = Int64(recordedBlocks).multipliedReportingOverflow(by: blockSize)
+        return min(size, recorded.overflow ? length : min(recorded.partialValue, length))
+    }
+
+    /// Number of block digests in `<id>.blocks`.
+    var recordedBlocks: Int { Int((FileSystem.stat(blocksPath)?.size ?? 0) / 32) }
+
     /// When the upload expires: `expiry` seconds after its last change.
     func expires(after expiry: TimeInterval) -> Date? {
         guard let st = FileSystem.stat(dataPath) else { return nil }
@@ -59,6 +79,6 @@ struct TusUpload: Sendable {
     }
 
     func remove() {
-        for p in [dataPath, infoPath, pendingPath, infoPath + ".tmp"] { FileSystem.unlink(p) }
+        for p in [dataPath, infoPath, pendingPath, blocksPath, infoPath + ".tmp"] { FileSystem.unlink(p) }
     }
 }

@@ -6,14 +6,16 @@ import SkyliftSystem
 import Synchronization
 
 /// tus 1.0.0 resumable uploads: creation (POST to a folder under `/dav/`), creation-with-upload,
-/// creation-defer-length, termination, checksum (sha1, sha256) and expiration, at `/uploads/<id>`.
+/// creation-defer-length, termination, checksum (sha1, sha256), expiration and `block-checksum` (see
+/// `TusUploads+Blocks`), at `/uploads/<id>`. The wire format is `SkyliftCore.TusProtocol`, shared with the client.
 ///
 /// State lives on disk (see ``TusUpload``), so uploads survive restarts; the only in-memory state is
 /// which uploads a request is writing or removing: one at a time, the others get 423 (see `holding`).
 final class TusUploads: Sendable {
-    static let version = "1.0.0"
-    static let extensions = "creation,creation-with-upload,creation-defer-length,termination,checksum,expiration"
-    static let offsetContentType = "application/offset+octet-stream"
+    static let version = TusProtocol.version
+    static let extensions = "creation,creation-with-upload,creation-defer-length,termination,checksum,expiration,"
+        + TusProtocol.blockChecksumExtension
+    static let offsetContentType = TusProtocol.offsetContentType
 
     let store: Store
     let expiry: TimeInterval
@@ -33,6 +35,7 @@ final class TusUploads: Sendable {
         h.add("Tus-Extension", extensions)
         h.add("Tus-Max-Size", String(maxSize))
         h.add("Tus-Checksum-Algorithm", "sha1,sha256")
+        h.add(TusProtocol.Header.serverBlockSize, String(Self.blockSize))
     }
 
     /// A small answer carrying `Tus-Resumable`, as every tus response must.
@@ -75,7 +78,7 @@ final class TusUploads: Sendable {
     }
 
     private func head(_ upload: TusUpload) -> HTTPResponse {
-        guard let info = upload.loadInfo(), let offset = upload.offset else { return Self.tusResponse(404, "no such upload") }
+        guard let info = upload.loadInfo(), let offset = upload.offset(info) else { return Self.tusResponse(404, "no such upload") }
         // An expired upload is removed only by whoever holds it; one being written is not expired.
         if isExpired(upload), claim(upload.id) {
             defer { unclaim(upload.id) }
@@ -88,6 +91,7 @@ final class TusUploads: Sendable {
         h.add("Upload-Offset", String(offset))
         if let length = info.length { h.add("Upload-Length", String(length)) } else { h.add("Upload-Defer-Length", "1") }
         if !info.metadata.isEmpty { h.add("Upload-Metadata", info.metadata) }
+        addBlockHeaders(to: &h, info)
         h.add("Cache-Control", "no-store")
         addExpires(to: &h, upload)
         return Self.tusResponse(200, headers: h)
@@ -96,7 +100,7 @@ final class TusUploads: Sendable {
     /// Called holding the upload's claim, so the offset read here is the one this request appends at and no
     /// other request can move it until the body is in.
     private func patch(_ request: HTTPRequest, upload: TusUpload) -> HTTPHeadDecision {
-        guard var info = upload.loadInfo(), let offset = upload.offset else { return .respond(Self.tusResponse(404, "no such upload")) }
+        guard var info = upload.loadInfo(), let offset = upload.offset(info) else { return .respond(Self.tusResponse(404, "no such upload")) }
         if isExpired(upload) {
             upload.remove()
             return .respond(Self.tusResponse(410, "upload expired"))
@@ -107,6 +111,7 @@ final class TusUploads: Sendable {
         guard let claimed = request.headers.integer("Upload-Offset") else {
             return .respond(Self.tusResponse(400, "PATCH needs a valid Upload-Offset"))
         }
+        if info.blockSize != nil { return patchBlocks(request, upload: upload, info: info, offset: offset, claimed: claimed) }
         guard claimed == offset else {
             return .respond(Self.tusResponse(409, "Upload-Offset \(claimed) does not match the upload's offset \(offset)"))
         }
@@ -128,8 +133,9 @@ final class TusUploads: Sendable {
 
     /// Starts a body into `upload` at `offset`, the caller holding the upload's claim (the receiver releases
     /// it); `wrap` adapts the success response (PATCH vs POST).
-    private func receive(_ request: HTTPRequest, upload: TusUpload, info: TusUpload.Info, offset: Int64,
+    func receive(_ request: HTTPRequest, upload: TusUpload, info: TusUpload.Info, offset: Int64,
                          wrap: @escaping (HTTPResponse) -> HTTPResponse) -> HTTPHeadDecision {
+        if info.blockSize != nil { return receiveBlocks(request, upload: upload, info: info, offset: offset, wrap: wrap) }
         let checksum: TusPatchReceiver.Checksum?
         switch Self.parseChecksum(request.headers["Upload-Checksum"]) {
         case let .value(c): checksum = c
@@ -159,85 +165,9 @@ final class TusUploads: Sendable {
         }
     }
 
-    // MARK: Creation: POST to a folder under /dav/
-
-    func create(_ request: HTTPRequest, folder: StoragePath) -> HTTPHeadDecision {
-        if let refusal = versionRefusal(request) { return .respond(refusal) }
-        if let st = FileSystem.stat(folder.filePath), !st.isDirectory {
-            return .respond(Self.tusResponse(409, "not a folder: \(folder.relative)"))
-        }
-        let deferred = request.headers["Upload-Defer-Length"]?.trimmingSpaces()
-        let lengthHeader = request.headers["Upload-Length"]
-        var length: Int64?
-        if let lengthHeader {
-            guard deferred == nil, let l = Int64(digits: lengthHeader.trimmingSpaces()) else {
-                return .respond(Self.tusResponse(400, "invalid Upload-Length"))
-            }
-            guard l <= maxSize else { return .respond(Self.tusResponse(413, "Upload-Length exceeds Tus-Max-Size \(maxSize)")) }
-            length = l
-        } else if deferred != "1" {
-            return .respond(Self.tusResponse(400, "POST needs Upload-Length or Upload-Defer-Length: 1"))
-        }
-        let metadataHeader = request.headers["Upload-Metadata"] ?? ""
-        let target: StoragePath
-        switch finalPath(folder: folder, metadata: metadataHeader) {
-        case let .value(p): target = p
-        case let .refused(response): return .respond(response)
-        }
-        sweepExpired()
-        let upload = upload(TusUpload.newID())
-        let info = TusUpload.Info(length: length, metadata: metadataHeader, target: target.segments)
-        do {
-            let fd = try FileSystem.open(upload.dataPath, .writeOnly, [.create, .exclusive], mode: 0o600)
-            close(fd)
-            try upload.save(info)
-        } catch {
-            upload.remove()
-            if let e = error as? FileSystemError, e.isNoSpace { return .respond(Self.tusResponse(507, "insufficient storage")) }
-            return .respond(Self.tusResponse(500, "cannot create upload"))
-        }
-        var h = HTTPHeaders()
-        h.add("Location", "/uploads/\(upload.id)")
-        let hasBody = (request.contentLength ?? 0) > 0 || request.headers["Transfer-Encoding"] != nil
-        if hasBody, mediaType(request) == Self.offsetContentType {
-            return holding(upload) { self.receive(request, upload: upload, info: info, offset: 0, wrap: { r in
-                var created = r
-                created.status = r.status == 204 ? 201 : r.status
-                for f in h { created.headers.add(f.name, f.value) }
-                return created
-            }) }
-        }
-        if length == 0, let failure = complete(upload, info: info) { return .respond(failure) }
-        h.add("Upload-Offset", "0")
-        if length != 0 { addExpires(to: &h, upload) }
-        return .respond(Self.tusResponse(201, headers: h))
-    }
-
-    /// The folder plus `filename`, under the optional `relativePath` (which may itself end in the file name).
-    private func finalPath(folder: StoragePath, metadata: String) -> Checked<StoragePath> {
-        guard let pairs = Self.parseMetadata(metadata) else { return .refused(Self.tusResponse(400, "malformed Upload-Metadata")) }
-        guard let filename = pairs["filename"], !filename.isEmpty else {
-            return .refused(Self.tusResponse(400, "Upload-Metadata needs a filename"))
-        }
-        var segments: [String] = []
-        if let relative = pairs["relativePath"] {
-            switch store.resolver.validate(segmentsOf: relative) {
-            case let .success(s): segments = s
-            case let .failure(refusal): return .refused(Self.tusResponse(refusal.status, "relativePath: \(refusal.message)"))
-            }
-            if segments.last == filename { segments.removeLast() }
-        }
-        guard case let .success(name) = store.resolver.validate(segmentsOf: filename), name.count == 1 else {
-            return .refused(Self.tusResponse(403, "filename must be a single plain name"))
-        }
-        let target = StoragePath(segments: folder.segments + segments + name, rootPath: store.rootPath)
-        guard store.resolver.isConfined(target) else { return .refused(Self.tusResponse(403, "path leads outside the root")) }
-        return .value(target)
-    }
-
     /// Moves the finished data file into place (creating folders as needed) and forgets the upload.
     /// Returns an error response when that is impossible; the upload then stays for a retry.
-    private func complete(_ upload: TusUpload, info: TusUpload.Info) -> HTTPResponse? {
+    func complete(_ upload: TusUpload, info: TusUpload.Info) -> HTTPResponse? {
         let target = StoragePath(segments: info.target, rootPath: store.rootPath)
         guard let parent = target.parent, store.resolver.isConfined(target) else {
             return Self.tusResponse(403, "target leads outside the root")
@@ -264,50 +194,29 @@ final class TusUploads: Sendable {
         return nil
     }
 
-    private func addExpires(to h: inout HTTPHeaders, _ upload: TusUpload) {
+    func addExpires(to h: inout HTTPHeaders, _ upload: TusUpload) {
         if let expires = upload.expires(after: expiry) { h.set("Upload-Expires", HTTPDate.format(expires)) }
     }
 
-    private func versionRefusal(_ request: HTTPRequest) -> HTTPResponse? {
+    func versionRefusal(_ request: HTTPRequest) -> HTTPResponse? {
         guard request.headers["Tus-Resumable"]?.trimmingSpaces() != Self.version else { return nil }
         var h = HTTPHeaders()
         h.add("Tus-Version", Self.version)
         return Self.tusResponse(412, "Tus-Resumable must be \(Self.version)", headers: h)
     }
 
-    private func mediaType(_ request: HTTPRequest) -> String? {
+    func mediaType(_ request: HTTPRequest) -> String? {
         request.headers["Content-Type"].map { String($0.prefix { $0 != ";" }).trimmingSpaces().lowercased() }
     }
 
+    /// `Upload-Checksum` as a receiver checks it; a malformed or unknown one is refused with 400.
     static func parseChecksum(_ value: String?) -> Checked<TusPatchReceiver.Checksum?> {
         guard let value else { return .value(nil) }
-        let parts = value.trimmingSpaces().split(separator: " ", omittingEmptySubsequences: true)
-        guard parts.count == 2 else { return .refused(Self.tusResponse(400, "malformed Upload-Checksum")) }
-        let algorithm: DigestAlgorithm
-        switch parts[0].lowercased() {
-        case "sha1": algorithm = .sha1
-        case "sha256": algorithm = .sha256
-        default: return .refused(Self.tusResponse(400, "unsupported checksum algorithm \(parts[0])"))
+        switch TusProtocol.parseChecksum(value) {
+        case let .success(sum):
+            return .value(.init(algorithm: sum.algorithm == "sha1" ? .sha1 : .sha256, expected: sum.digest))
+        case .failure(.malformed): return .refused(Self.tusResponse(400, "malformed Upload-Checksum"))
+        case let .failure(.unsupported(name)): return .refused(Self.tusResponse(400, "unsupported checksum algorithm \(name)"))
         }
-        guard let expected = Data(base64Encoded: String(parts[1])), expected.count == algorithm.byteCount else {
-            return .refused(Self.tusResponse(400, "malformed Upload-Checksum value"))
-        }
-        return .value(.init(algorithm: algorithm, expected: Array(expected)))
-    }
-
-    /// `key base64,key2 base64,flag`: nil when a value is not base64 or not UTF-8.
-    static func parseMetadata(_ header: String) -> [String: String]? {
-        var out: [String: String] = [:]
-        for pair in header.split(separator: ",") {
-            let kv = pair.trimmingCharacters(in: .whitespaces).split(separator: " ", omittingEmptySubsequences: true)
-            guard let key = kv.first, kv.count <= 2 else { return nil }
-            if kv.count == 2 {
-                guard let data = Data(base64Encoded: String(kv[1])), let s = String(data: data, encoding: .utf8) else { return nil }
-                out[String(key)] = s
-            } else {
-                out[String(key)] = ""
-            }
-        }
-        return out
     }
 }

@@ -97,7 +97,8 @@ final class WebDAV: Sendable {
             return .respond(.text(413, "body larger than \(maxUploadSize) bytes"))
         }
         do {
-            return .receive(try PutReceiver(target: target, maxSize: maxUploadSize, digests: digests))
+            return .receive(try PutReceiver(target: target, maxSize: maxUploadSize, digests: digests,
+                                            expected: ServerDigest.sha256(request.headers)))
         } catch {
             return .respond(PutReceiver.response(for: error, path: target))
         }

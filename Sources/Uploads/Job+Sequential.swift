@@ -54,7 +54,9 @@ extension Job {
     }
 
     func partLength(at offset: Int64, _ w: any RemoteWrite) -> Int64 {
-        w.isResumable ? min(source.length - offset, options.partLength, w.maxPartLength ?? .max) : source.length
+        // A write that streams to the end (tus block-checksum) takes everything from the server's offset in one part.
+        guard w.isResumable, !w.sendsToEnd else { return source.length - (w.isResumable ? offset : 0) }
+        return min(source.length - offset, options.partLength, w.maxPartLength ?? .max)
     }
 
     static func algorithm(_ alg: PartChecksumAlgorithm) -> DigestAlgorithm { alg == .sha256 ? .sha256 : .sha1 }

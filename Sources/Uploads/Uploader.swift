@@ -82,6 +82,8 @@ struct Job {
                 try Task.checkCancellation()
                 if write == nil { write = try await create() }
                 guard let w = write else { continue }
+                // Every write, created or reattached, gets the source: block-checking writes re-send from it in finish().
+                w.attach(reader: reader)
                 if let parted = w as? any PartedWrite {
                     try await sendParts(parted, progress: progress)
                 } else {

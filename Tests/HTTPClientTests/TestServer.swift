@@ -1,6 +1,7 @@
 import Foundation
 import Hashing
 import HTTPClient
+import URLSessionHTTP
 import HTTPServer
 import Synchronization
 import Testing

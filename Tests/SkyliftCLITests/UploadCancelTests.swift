@@ -6,7 +6,8 @@ import Testing
     /// second `--cancel` finds nothing.
     @Test func cancelAbortsTheServersPartialUploadAndForgetsIt() throws {
         let cloud = try CloudFixture()
-        let file = try cloud.source("big.bin", mib: 8)
+        try cloud.slowDown()
+        let file = try cloud.source("big.bin", mib: 12)
         let first = try cloud.upload(file, folder: "c/")
         #expect(cloud.waitForConfirmedPart())
         first.kill9()
@@ -18,7 +19,7 @@ import Testing
         #expect(try curlStatus(["-I", "-H", "Tus-Resumable: 1.0.0", "-H", "Authorization: Bearer \(cloud.token)", uploadURL]) == "200")
 
         let cancel = { () throws -> (String, Int32) in
-            let p = try TransferProcess(["upload", file.path, "--to", cloud.url + "c/", "--token", cloud.token,
+            let p = try TransferProcess(["upload", file.path, "--to", cloud.uploadBase + "c/", "--token", cloud.token,
                                          "--state", cloud.dir.appendingPathComponent("state").path, "--cancel"])
             let out = String(decoding: p.stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             p.process.waitUntilExit()
@@ -26,13 +27,13 @@ import Testing
         }
         let (out, status) = try cancel()
         #expect(status == 0)
-        #expect(out.hasPrefix("cancelled \(file.path) → \(cloud.url)c/big.bin: removed "))
+        #expect(out.hasPrefix("cancelled \(file.path) → \(cloud.uploadBase)c/big.bin: removed "))
         #expect(try curlStatus(["-I", "-H", "Tus-Resumable: 1.0.0", "-H", "Authorization: Bearer \(cloud.token)", uploadURL]) == "404")
         #expect(!FileManager.default.fileExists(atPath: records.appendingPathComponent(recordFile).path))
         #expect(!FileManager.default.fileExists(atPath: cloud.root.appendingPathComponent("c/big.bin").path))
 
         let (again, againStatus) = try cancel()
         #expect(againStatus == 0)
-        #expect(again == "nothing to cancel for \(file.path) → \(cloud.url)c/big.bin\n")
+        #expect(again == "nothing to cancel for \(file.path) → \(cloud.uploadBase)c/big.bin\n")
     }
 }

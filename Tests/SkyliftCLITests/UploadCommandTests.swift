@@ -30,7 +30,7 @@ import Testing
           --json                  print one JSON object per event instead of progress lines
           --force                 upload even when the destination already holds the same content
           --verify                read the object back (or use a server digest) and compare SHA-256
-          --part-size SIZE        largest tus PATCH body, e.g. 16M (default: 64M), or S3 part (at least 5M; default: sized to the file)
+          --part-size SIZE        tus PATCH size if the server lacks block-checksum, e.g. 16M (default: 64M), or S3 part (at least 5M; default: sized to the file)
           --parts N               parts of one file in flight, where the remote takes them in any order (S3; default: 4)
           --ca-cert FILE          trust an HTTPS server whose certificate is in FILE (PEM) or signed by one there
           --pin-sha256 PIN        trust the HTTPS server with this public key, as 'serve' prints (sha256//BASE64)
@@ -70,7 +70,7 @@ import Testing
           --json                        print one JSON object per event instead of progress lines
           --force                       upload even when the destination already holds the same content
           --verify                      read the object back (or use a server digest) and compare SHA-256
-          --part-size SIZE              largest tus PATCH body, e.g. 16M (default: 64M), or S3 part (at least 5M; default: sized to the file)
+          --part-size SIZE              tus PATCH size if the server lacks block-checksum, e.g. 16M (default: 64M), or S3 part (at least 5M; default: sized to the file)
           --parts N                     parts of one file in flight, where the remote takes them in any order (S3; default: 4)
           --ca-cert FILE                trust an HTTPS server whose certificate is in FILE (PEM) or signed by one there
           --pin-sha256 PIN              trust the HTTPS server with this public key, as 'serve' prints (sha256//BASE64)

@@ -1,4 +1,5 @@
 import Foundation
+import TestProbes
 import Testing
 
 /// A `skylift upload`/`copy` child printing `--json` events, read line by line as they come.
@@ -60,6 +61,8 @@ final class CloudFixture {
     let token = "upload-test-token"
     var serve: ServeProcess?
     var url = ""
+    /// A relay in front of the server (``slowDown()``), through which uploads then go.
+    var relay: FlipRelay?
 
     init() throws {
         dir = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-up-\(UUID().uuidString)")
@@ -80,6 +83,18 @@ final class CloudFixture {
 
     func stop() { _ = serve?.terminate(); serve = nil }
 
+    /// Sends uploads through a relay that passes about 64 MiB/s, so a kill lands mid-body on any machine.
+    func slowDown() throws {
+        relay = try FlipRelay(upstream: UInt16(URL(string: url)?.port ?? 0), pause: 1000)
+    }
+
+    /// Where uploads go: the server, or the relay in front of it.
+    var uploadBase: String {
+        guard let relay, var c = URLComponents(string: url) else { return url }
+        c.port = Int(relay.port)
+        return c.string ?? url
+    }
+
     /// A file of random bytes.
     func source(_ name: String, mib: Int) throws -> URL {
         let u = dir.appendingPathComponent(name)
@@ -89,15 +104,21 @@ final class CloudFixture {
     }
 
     func upload(_ file: URL, folder: String, extra: [String] = []) throws -> TransferProcess {
-        try TransferProcess(["upload", file.path, "--to", url + folder, "--token", token, "--state", dir.appendingPathComponent("state").path,
+        try TransferProcess(["upload", file.path, "--to", uploadBase + folder, "--token", token, "--state", dir.appendingPathComponent("state").path,
                              "--json", "--part-size", "256K"] + extra)
     }
 
-    /// Waits until a resume record says the server confirmed a part (polling the state files), so a kill
-    /// lands mid-upload however fast the machine is. False if none appears within 30 s.
-    func waitForConfirmedPart() -> Bool {
+    /// Waits until the server durably holds `blocks` blocks of a tus `block-checksum` upload (its `.blocks`
+    /// files), or a resume record says the server confirmed a part, so a kill lands mid-upload. False if
+    /// neither happens within 30 s.
+    func waitForConfirmedPart(blocks: Int = 1) -> Bool {
         let records = dir.appendingPathComponent("state/uploads")
+        let uploads = root.appendingPathComponent(".skylift-uploads")
         for _ in 0..<30_000 {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: uploads.path)) ?? [] where name.hasSuffix(".blocks") {
+                let size = (try? FileManager.default.attributesOfItem(atPath: uploads.appendingPathComponent(name).path))?[.size] as? Int ?? 0
+                if size >= 32 * blocks { return true }
+            }
             for name in (try? FileManager.default.contentsOfDirectory(atPath: records.path)) ?? [] where name.hasSuffix(".json") {
                 if let data = try? Data(contentsOf: records.appendingPathComponent(name)),
                    let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
@@ -121,6 +142,7 @@ func int(_ v: Any?) -> Int64 { (v as? NSNumber)?.int64Value ?? -1 }
 @Suite(.serialized) struct UploadProcessTests {
     @Test func killedClientResumesFromTheServerOffset() throws {
         let cloud = try CloudFixture()
+        try cloud.slowDown()
         let file = try cloud.source("clip.bin", mib: 32)
         let total = Int64(32 << 20)
         let first = try cloud.upload(file, folder: "clips/")
@@ -142,6 +164,7 @@ func int(_ v: Any?) -> Int64 { (v as? NSNumber)?.int64Value ?? -1 }
 
     @Test func serverRestartMidUploadIsRetried() throws {
         let cloud = try CloudFixture()
+        try cloud.slowDown()
         let file = try cloud.source("big.bin", mib: 32)
         let up = try cloud.upload(file, folder: "r/")
         try #require(cloud.waitForConfirmedPart(), "no part was confirmed")

@@ -33,7 +33,7 @@ import Testing
           --jobs N              uploads at once (default: 2)
           --parts N             parts of one file in flight, where the remote takes them in any order (S3; default: 4)
           --state DIR           queue and resume state (default: $XDG_STATE_HOME/skylift/watch/<id of DIR>)
-          --part-size SIZE      largest tus PATCH body, e.g. 16M (default: 64M), or S3 part (at least 5M; default: sized to the file)
+          --part-size SIZE      tus PATCH size if the server lacks block-checksum, e.g. 16M (default: 64M), or S3 part (at least 5M; default: sized to the file)
           --json                one JSON object per event on stdout
           --mirror-deletes      delete the remote copy when a file is deleted
           --ca-cert FILE        trust an HTTPS server whose certificate is in FILE (PEM) or signed by one there

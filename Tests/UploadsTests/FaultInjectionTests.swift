@@ -2,6 +2,7 @@ import Foundation
 import Hashing
 import HTTPServer
 import Remotes
+import SkyliftCore
 import Testing
 @testable import Uploads
 

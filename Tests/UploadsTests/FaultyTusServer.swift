@@ -50,7 +50,7 @@ final class FaultyTusServer: HTTPHandler {
             return .respond(HTTPResponse(status: 204, headers: base))
         case "POST":
             guard let length = request.headers["Upload-Length"].flatMap({ Int64($0) }) else { return .respond(.text(400, "no length")) }
-            let metadata = TusProtocol.parseMetadata(request.headers["Upload-Metadata"] ?? "")
+            let metadata = TusProtocol.parseMetadata(request.headers["Upload-Metadata"] ?? "") ?? [:]
             if let missing = requiredMetadata.first(where: { (metadata[$0] ?? "").isEmpty }) {
                 return .respond(.text(400, "Upload-Metadata needs \(missing)"))
             }

@@ -3,6 +3,7 @@
 //   httpclient-bench put URL FILE [curl|urlsession]     prints the response status
 import Foundation
 import HTTPClient
+import URLSessionHTTP
 
 @main
 struct HTTPClientBench {

@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
-# Upload benchmark: `skylift upload` (tus, per-part SHA-256) vs `curl -T` (one WebDAV PUT) of the same file to
-# the same embedded server (`skylift serve`) in the same run; then a run killed twice (SIGKILL) and resumed,
+# Upload benchmark: `skylift upload` (tus; default settings) vs `curl -T` (one WebDAV PUT) of the same file to
+# the same embedded server (`skylift serve`) in the same run, root and source on tmpfs (/dev/shm) so the disk
+# hides nothing; then a KILL_MIB file uploaded with default settings, killed twice (SIGKILL) and resumed,
 # counting the request-body bytes the server received (its access log's in=) against the file size.
-# Usage: bench/upload/run.sh [SIZE_MIB=1024] [RUNS=3] [PART=64M]
+# Usage: bench/upload/run.sh [SIZE_MIB=1024] [RUNS=3] [PART=] [KILL_MIB=512]
+#   PART: pass --part-size PART to skylift (default: none, the default settings).
+#   SKYLIFT_BIN=path: run that binary (e.g. an older build, for before/after) instead of building this tree.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SIZE_MIB=${1:-1024}
 RUNS=${2:-3}
-PART=${3:-64M}
-swift build -c release --product skylift >/dev/null
-BIN=.build/release/skylift
-WORK=$(mktemp -d /tmp/skylift-bench-upload.XXXXXX)
+PART=${3:-}
+KILL_MIB=${4:-512}
+if [ -n "${SKYLIFT_BIN:-}" ]; then BIN=$SKYLIFT_BIN; else swift build -c release --product skylift >/dev/null; BIN=.build/release/skylift; fi
+PART_ARGS=(); [ -n "$PART" ] && PART_ARGS=(--part-size "$PART")
+WORK=$(mktemp -d /dev/shm/skylift-bench-upload.XXXXXX)
 SERVE_PID=""
 cleanup() { [ -n "$SERVE_PID" ] && kill "$SERVE_PID" 2>/dev/null; rm -rf "$WORK"; }
 trap cleanup EXIT
@@ -33,7 +37,7 @@ for i in $(seq "$RUNS"); do
     t0=$(now)
     /usr/bin/time -f "%M" -o "$WORK/curl.rss" curl -sf -o /dev/null -T "$WORK/file.bin" -H "Authorization: Bearer $TOKEN" "${URL}curl/file.bin"
     t1=$(now)
-    /usr/bin/time -f "%M" -o "$WORK/sky.rss" "$BIN" upload "$WORK/file.bin" --to "${URL}sky/" --token "$TOKEN" --state "$WORK/state" --json --part-size "$PART" > "$WORK/sky.json"
+    /usr/bin/time -f "%M" -o "$WORK/sky.rss" "$BIN" upload "$WORK/file.bin" --to "${URL}sky/" --token "$TOKEN" --state "$WORK/state" --json "${PART_ARGS[@]}" > "$WORK/sky.json"
     t2=$(now)
     cmp -s "$WORK/file.bin" "$WORK/root/sky/file.bin" || { echo "skylift upload differs" >&2; exit 1; }
     # The same protocol by hand: curl creates a tus upload and sends the whole file in one checksummed PATCH
@@ -55,31 +59,36 @@ for i in $(seq "$RUNS"); do
     r=$(cat "$WORK/sky.rss"); [ "$r" -gt "$sky_rss" ] && sky_rss=$r
     r=$(cat "$WORK/curl.rss"); [ "$r" -gt "$curl_rss" ] && curl_rss=$r
 done
-echo "throughput, ${SIZE_MIB} MiB, tus parts of $PART, best of $RUNS: curl -T $best_curl MiB/s   skylift $best_sky MiB/s   ratio $(awk -v a="$best_sky" -v b="$best_curl" 'BEGIN { printf "%.2f", a / b }')"
+echo "throughput, ${SIZE_MIB} MiB, ${PART:+--part-size $PART, }best of $RUNS: curl -T $best_curl MiB/s   skylift $best_sky MiB/s   ratio $(awk -v a="$best_sky" -v b="$best_curl" 'BEGIN { printf "%.2f", a / b }')"
 echo "same protocol: curl tus PATCH (sha256) $best_ctus MiB/s   skylift $best_sky MiB/s   ratio $(awk -v a="$best_sky" -v b="$best_ctus" 'BEGIN { printf "%.2f", a / b }')"
-echo "peak RSS: skylift $((sky_rss / 1024)) MiB   curl $((curl_rss / 1024)) MiB"
+/usr/bin/time -f "%M" -o "$WORK/help.rss" "$BIN" --help > /dev/null
+echo "peak RSS: skylift upload $((sky_rss / 1024)) MiB   skylift --help $(( $(cat "$WORK/help.rss") / 1024 )) MiB   curl $((curl_rss / 1024)) MiB"
 
-# Killed twice, then resumed: kill when a third and two thirds have gone by (as the JSON progress says).
+# Killed twice, then resumed: kill when the server holds a third and two thirds.
 rm -rf "$WORK/root/kill" "$WORK/state"
+if [ "$KILL_MIB" -le "$SIZE_MIB" ]; then head -c $((KILL_MIB << 20)) "$WORK/file.bin" > "$WORK/kill.bin"; else head -c $((KILL_MIB << 20)) /dev/urandom > "$WORK/kill.bin"; fi
 # Request-body bytes of every PATCH/PUT the server logged for the kill/ folder and its uploads, from line $1 on.
 received() { tail -n +"$1" "$WORK/serve.log" | awk '$1 == "PATCH" || $1 == "PUT" || $1 == "POST" { sub("in=", "", $4); s += $4 } END { print s + 0 }'; }
 from_line=$(( $(wc -l < "$WORK/serve.log") + 1 ))
-total=$((SIZE_MIB << 20))
+total=$((KILL_MIB << 20))
 for fraction in 1 2; do
     : > "$WORK/kill.json"
-    "$BIN" upload "$WORK/file.bin" --to "${URL}kill/" --token "$TOKEN" --state "$WORK/state" --json --part-size 8M > "$WORK/kill.json" &
+    "$BIN" upload "$WORK/kill.bin" --to "${URL}kill/" --token "$TOKEN" --state "$WORK/state" --json "${PART_ARGS[@]}" > "$WORK/kill.json" &
     pid=$!
+    # The server's data file of the upload says how far it got (polled every 10 ms).
     while kill -0 "$pid" 2>/dev/null; do
-        b=$(grep '"event":"progress"' "$WORK/kill.json" | tail -1 | sed 's/.*"bytes":\([0-9]*\).*/\1/' || true)
+        b=$(stat -c %s "$WORK"/root/.skylift-uploads/*.data 2>/dev/null | sort -n | tail -1 || true)
         [ -n "$b" ] && [ "$b" -ge $((total * fraction / 3)) ] && break
-        sleep 0.05
+        sleep 0.01
     done
+    kill -0 "$pid" 2>/dev/null || echo "warning: run $fraction ended before its kill" >&2
     kill -9 "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
+    echo "kill $fraction at $b bytes on the server"
 done
-"$BIN" upload "$WORK/file.bin" --to "${URL}kill/" --token "$TOKEN" --state "$WORK/state" --json --part-size 8M > "$WORK/final.json"
-cmp -s "$WORK/file.bin" "$WORK/root/kill/file.bin" || { echo "resumed upload differs" >&2; exit 1; }
+"$BIN" upload "$WORK/kill.bin" --to "${URL}kill/" --token "$TOKEN" --state "$WORK/state" --json "${PART_ARGS[@]}" > "$WORK/final.json"
+cmp -s "$WORK/kill.bin" "$WORK/root/kill/kill.bin" || { echo "resumed upload differs" >&2; exit 1; }
 sleep 0.5  # the access log line of the last request is written when its connection closes
 got=$(received "$from_line")
-echo "killed twice and resumed (8 MiB parts): server read $got bytes for a $total-byte file, $(awk -v g="$got" -v t="$total" 'BEGIN { printf "%.2f%%", (g - t) * 100 / t }') re-sent (request bodies)"
+echo "killed twice and resumed (${KILL_MIB} MiB${PART:+, --part-size $PART}): server read $got bytes for a $total-byte file, $(awk -v g="$got" -v t="$total" 'BEGIN { printf "%.2f%%", (g - t) * 100 / t }') re-sent (request bodies)"
 grep '"event":"resumed"' "$WORK/final.json" || true

@@ -1,10 +1,12 @@
 import Foundation
+import HTTPClient
 import SkyliftCore
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-/// HTTP over URLSession: the portable transport, and the default on Apple platforms.
+/// HTTP over URLSession, the portable transport: kept in a module of its own so that nothing else links
+/// FoundationNetworking (about 3 MiB resident in every process that loads it); Skylift itself uses `CurlTransport`.
 ///
 /// Each request gets its own session and serial delegate queue, so a delegate waiting on a full
 /// response buffer holds up only its own request.

@@ -1,0 +1,113 @@
+import Foundation
+import HTTPServer
+import Hashing
+import SkyliftCore
+import SkyliftSystem
+
+/// Appends a PATCH body to a `block-checksum` upload, making progress durable as it arrives: each time a block
+/// is full (or the upload's last byte is in) the data is fdatasync'd and the block's SHA-256 recorded in
+/// `<id>.blocks`. A body cut short keeps every recorded block; only the block in progress is lost.
+///
+/// Nothing here is trusted yet: the upload finishes only once the client confirmed every digest
+/// (see `TusUploads+Blocks`).
+final class TusBlockReceiver: HTTPBodyReceiver {
+    private let upload: TusUpload
+    private let blocks: TusBlockFile
+    private let blockSize: Int64
+    private let length: Int64
+    private let sink: FileSink
+    private let startOffset: Int64
+    /// Where the last recorded block ends.
+    private var durable: Int64
+    private var digest: Digest? = Digest(.sha256)
+    private let done: (HTTPResponse) -> HTTPResponse
+    private let release: () -> Void
+    private var failed = false
+
+    /// `offset` must be a block boundary (the server's offset always is). `done` adds the final headers;
+    /// `release` runs once when the receiver is through with the upload.
+    init(upload: TusUpload, offset: Int64, length: Int64, blockSize: Int64,
+         done: @escaping (HTTPResponse) -> HTTPResponse, release: @escaping () -> Void) throws {
+        self.upload = upload
+        blocks = TusBlockFile(path: upload.blocksPath)
+        self.blockSize = blockSize
+        self.length = length
+        startOffset = offset
+        durable = offset
+        self.done = done
+        self.release = release
+        let fd = try FileSystem.open(upload.dataPath, .writeOnly)
+        // Bytes past the last recorded digest (a crash between data and digest) are dropped before appending.
+        guard ftruncate(fd, off_t(offset)) == 0, lseek(fd, off_t(offset), SEEK_SET) == off_t(offset) else {
+            close(fd)
+            throw FileSystemError(operation: "truncate", path: upload.dataPath, errno: errno)
+        }
+        sink = FileSink(fd: fd, path: upload.dataPath)
+        // Digests past the offset go too (a short last block is kept when the offset is the upload's end).
+        try blocks.keep(TusProtocol.blockCount(length: offset, blockSize: blockSize))
+    }
+
+    private var position: Int64 { startOffset + sink.written }
+
+    func receive(_ chunk: UnsafeRawBufferPointer) -> HTTPResponse? {
+        guard !failed else { return nil }
+        guard Int64(chunk.count) <= length - position else { return fail(TusUploads.tusResponse(413, "PATCH runs past Upload-Length \(length)")) }
+        var rest = chunk
+        while !rest.isEmpty {
+            let blockEnd = min(length, (position / blockSize + 1) * blockSize)
+            let n = Int(min(Int64(rest.count), blockEnd - position))
+            let piece = UnsafeRawBufferPointer(rebasing: rest[0 ..< n])
+            do { try sink.append(piece) } catch { return fail(failure(error)) }
+            digest?.update(piece)
+            rest = UnsafeRawBufferPointer(rebasing: rest[n...])
+            if position == blockEnd {
+                do { try checkpoint() } catch { return fail(failure(error)) }
+            }
+        }
+        return nil
+    }
+
+    /// Makes the block just completed durable, then records its digest.
+    private func checkpoint() throws {
+        try sink.flush()
+        try FileDescriptor(rawValue: sink.fd).syncData(path: upload.dataPath)
+        let index = Int((position - 1) / blockSize)
+        if let d = digest.take() { try blocks.record(index, d.finalize()) }
+        digest = Digest(.sha256)
+        durable = position
+    }
+
+    func finish() -> HTTPResponse {
+        defer { release() }
+        if failed { return TusUploads.tusResponse(500, "upload failed") }
+        // A body that ended inside a block: that block has no digest yet, so it is not kept.
+        cutBack()
+        var h = HTTPHeaders()
+        h.add(TusProtocol.Header.offset, String(durable))
+        return done(HTTPResponse(status: 204, headers: h))
+    }
+
+    func abort() {
+        defer { release() }
+        guard !failed else { return }
+        cutBack()
+    }
+
+    private func fail(_ response: HTTPResponse) -> HTTPResponse {
+        failed = true
+        cutBack()
+        return response
+    }
+
+    private func cutBack() {
+        sink.discardBuffer()
+        guard position != durable else { return }
+        if ftruncate(sink.fd, off_t(durable)) == 0 { _ = fdatasync(sink.fd) }
+    }
+
+    private func failure(_ error: any Error) -> HTTPResponse {
+        if let e = error as? FileSystemError, e.isNoSpace { return TusUploads.tusResponse(507, "insufficient storage") }
+        if let e = error as? FileError, e.errno?.isNoSpace == true { return TusUploads.tusResponse(507, "insufficient storage") }
+        return TusUploads.tusResponse(500, "cannot store upload data")
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import HTTPServer
+import Hashing
+import SkyliftCore
+import SkyliftSystem
+
+/// Writes one block of a `block-checksum` upload again, in place: a block whose digest did not match is sent
+/// alone, at its own offset, with `Upload-Checksum`. The bytes land over the bad ones; only when the body's
+/// digest matches is the block's recorded digest replaced and the block counted good.
+final class TusRepairReceiver: HTTPBodyReceiver {
+    private let upload: TusUpload
+    private let index: Int
+    private let range: ByteRange
+    private let expected: [UInt8]
+    private let fd: FileDescriptor
+    private var written: Int64 = 0
+    private var digest: Digest? = Digest(.sha256)
+    private var failed = false
+    /// Called with whether the block now matches; returns the answer.
+    private let done: (Bool) -> HTTPResponse
+    private let release: () -> Void
+
+    init(upload: TusUpload, index: Int, range: ByteRange, expected: [UInt8],
+         done: @escaping (Bool) -> HTTPResponse, release: @escaping () -> Void) throws {
+        self.upload = upload
+        self.index = index
+        self.range = range
+        self.expected = expected
+        self.done = done
+        self.release = release
+        fd = try FileDescriptor.open(upload.dataPath, .writeOnly)
+    }
+
+    deinit { fd.close() }
+
+    func receive(_ chunk: UnsafeRawBufferPointer) -> HTTPResponse? {
+        guard !failed else { return nil }
+        guard Int64(chunk.count) <= range.length - written else {
+            failed = true
+            return TusUploads.tusResponse(413, "body runs past block \(index)")
+        }
+        do { try fd.writeAll(chunk, at: range.offset + written, path: upload.dataPath) } catch {
+            failed = true
+            return TusUploads.tusResponse(error.errno?.isNoSpace == true ? 507 : 500, "cannot store upload data")
+        }
+        digest?.update(chunk)
+        written += Int64(chunk.count)
+        return nil
+    }
+
+    func finish() -> HTTPResponse {
+        defer { release() }
+        if failed { return TusUploads.tusResponse(500, "upload failed") }
+        guard written == range.length, let d = digest.take() else {
+            return TusUploads.tusResponse(400, "block \(index) needs exactly \(range.length) bytes")
+        }
+        let good = d.finalize() == expected
+        if good {
+            do {
+                try fd.syncData(path: upload.dataPath)
+                try TusBlockFile(path: upload.blocksPath).record(index, expected)
+            } catch {
+                return TusUploads.tusResponse(500, "cannot store upload data")
+            }
+        }
+        return done(good)
+    }
+
+    /// A cut repair leaves the block bad, as it was.
+    func abort() { release() }
+}

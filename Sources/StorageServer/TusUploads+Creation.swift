@@ -1,0 +1,87 @@
+import Foundation
+import HTTPServer
+import SkyliftCore
+
+/// Creation (POST to a folder under `/dav/`), with `creation-with-upload`, `creation-defer-length` and the
+/// `block-checksum` opt-in (`Upload-Block-Checksum: sha256`).
+extension TusUploads {
+    func create(_ request: HTTPRequest, folder: StoragePath) -> HTTPHeadDecision {
+        if let refusal = versionRefusal(request) { return .respond(refusal) }
+        if let st = FileSystem.stat(folder.filePath), !st.isDirectory {
+            return .respond(Self.tusResponse(409, "not a folder: \(folder.relative)"))
+        }
+        let deferred = request.headers["Upload-Defer-Length"]?.trimmingSpaces()
+        let lengthHeader = request.headers["Upload-Length"]
+        var length: Int64?
+        if let lengthHeader {
+            guard deferred == nil, let l = Int64(digits: lengthHeader.trimmingSpaces()) else {
+                return .respond(Self.tusResponse(400, "invalid Upload-Length"))
+            }
+            guard l <= maxSize else { return .respond(Self.tusResponse(413, "Upload-Length exceeds Tus-Max-Size \(maxSize)")) }
+            length = l
+        } else if deferred != "1" {
+            return .respond(Self.tusResponse(400, "POST needs Upload-Length or Upload-Defer-Length: 1"))
+        }
+        let metadataHeader = request.headers["Upload-Metadata"] ?? ""
+        let target: StoragePath
+        switch finalPath(folder: folder, metadata: metadataHeader) {
+        case let .value(p): target = p
+        case let .refused(response): return .respond(response)
+        }
+        var info = TusUpload.Info(length: length, metadata: metadataHeader, target: target.segments)
+        if let asked = request.headers[TusProtocol.Header.blockChecksum] {
+            guard asked.trimmingSpaces().lowercased() == "sha256" else { return .respond(Self.tusResponse(400, "block-checksum needs sha256")) }
+            guard let length else { return .respond(Self.tusResponse(400, "block-checksum needs Upload-Length")) }
+            if length > 0 { (info.blockSize, info.confirmedBlocks, info.badBlocks) = (Self.blockSize, 0, []) }
+        }
+        sweepExpired()
+        let upload = upload(TusUpload.newID())
+        do {
+            let fd = try FileSystem.open(upload.dataPath, .writeOnly, [.create, .exclusive], mode: 0o600)
+            close(fd)
+            try upload.save(info)
+        } catch {
+            upload.remove()
+            if let e = error as? FileSystemError, e.isNoSpace { return .respond(Self.tusResponse(507, "insufficient storage")) }
+            return .respond(Self.tusResponse(500, "cannot create upload"))
+        }
+        var h = HTTPHeaders()
+        h.add("Location", "/uploads/\(upload.id)")
+        let hasBody = (request.contentLength ?? 0) > 0 || request.headers["Transfer-Encoding"] != nil
+        if hasBody, mediaType(request) == Self.offsetContentType {
+            return holding(upload) { self.receive(request, upload: upload, info: info, offset: 0, wrap: { r in
+                var created = r
+                created.status = r.status == 204 ? 201 : r.status
+                for f in h { created.headers.add(f.name, f.value) }
+                return created
+            }) }
+        }
+        if length == 0, let failure = complete(upload, info: info) { return .respond(failure) }
+        addBlockHeaders(to: &h, info)
+        h.add("Upload-Offset", "0")
+        if length != 0 { addExpires(to: &h, upload) }
+        return .respond(Self.tusResponse(201, headers: h))
+    }
+
+    /// The folder plus `filename`, under the optional `relativePath` (which may itself end in the file name).
+    private func finalPath(folder: StoragePath, metadata: String) -> Checked<StoragePath> {
+        guard let pairs = TusProtocol.parseMetadata(metadata) else { return .refused(Self.tusResponse(400, "malformed Upload-Metadata")) }
+        guard let filename = pairs["filename"], !filename.isEmpty else {
+            return .refused(Self.tusResponse(400, "Upload-Metadata needs a filename"))
+        }
+        var segments: [String] = []
+        if let relative = pairs["relativePath"] {
+            switch store.resolver.validate(segmentsOf: relative) {
+            case let .success(s): segments = s
+            case let .failure(refusal): return .refused(Self.tusResponse(refusal.status, "relativePath: \(refusal.message)"))
+            }
+            if segments.last == filename { segments.removeLast() }
+        }
+        guard case let .success(name) = store.resolver.validate(segmentsOf: filename), name.count == 1 else {
+            return .refused(Self.tusResponse(403, "filename must be a single plain name"))
+        }
+        let target = StoragePath(segments: folder.segments + segments + name, rootPath: store.rootPath)
+        guard store.resolver.isConfined(target) else { return .refused(Self.tusResponse(403, "path leads outside the root")) }
+        return .value(target)
+    }
+}

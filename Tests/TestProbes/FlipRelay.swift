@@ -1,0 +1,106 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A TCP relay on a free loopback port in front of `127.0.0.1:upstream` that flips one bit of the byte at
+/// position `flipAt` of everything clients send (counted across connections, in order), once, and counts the
+/// request bytes it forwards: a damaged wire and a meter of what the server received. `pause` (microseconds
+/// per 64 KiB read) slows uploads down so a test can kill a client mid-body on any machine.
+public final class FlipRelay: Sendable {
+    public let port: UInt16
+    private let listener: Int32
+    private let upstream: UInt16
+    private let flipAt: Int64?
+    private let pause: UInt32
+    private let state = Mutex((sent: Int64(0), flipped: false, open: [Int32]()))
+
+    public init(upstream: UInt16, flipAt: Int64? = nil, pause: UInt32 = 0) throws {
+        self.upstream = upstream
+        self.flipAt = flipAt
+        self.pause = pause
+        listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = Self.loopback(0)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let fd = listener
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound, listen(fd, 16) == 0 else { throw POSIXError(.EADDRNOTAVAIL) }
+        port = UInt16(bigEndian: address.sin_port)
+        Thread.detachNewThread { [self] in acceptLoop() }
+    }
+
+    /// Request bytes forwarded to the server so far (headers and bodies of every connection).
+    public var bytesSent: Int64 { state.withLock { $0.sent } }
+    /// Whether the flip happened.
+    public var flipped: Bool { state.withLock { $0.flipped } }
+
+    /// Stops accepting and cuts every open connection.
+    public func stop() {
+        shutdown(listener, Int32(SHUT_RDWR))
+        for fd in state.withLock({ $0.open }) { shutdown(fd, Int32(SHUT_RDWR)) }
+    }
+
+    deinit {
+        stop()
+        close(listener)
+    }
+
+    private static func loopback(_ port: UInt16) -> sockaddr_in {
+        var a = sockaddr_in()
+        a.sin_family = sa_family_t(AF_INET)
+        a.sin_addr.s_addr = inet_addr("127.0.0.1")
+        a.sin_port = port.bigEndian
+        return a
+    }
+
+    private func acceptLoop() {
+        while true {
+            let client = accept(listener, nil, nil)
+            guard client >= 0 else { return }
+            let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var a = Self.loopback(upstream)
+            let ok = withUnsafePointer(to: &a) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(server, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            }
+            guard ok else { close(client); close(server); continue }
+            state.withLock { $0.open += [client, server] }
+            Thread.detachNewThread { [self] in pump(from: client, to: server, request: true) }
+            Thread.detachNewThread { [self] in pump(from: server, to: client, request: false) }
+        }
+    }
+
+    private func pump(from: Int32, to: Int32, request: Bool) {
+        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { recv(from, $0.baseAddress, $0.count, 0) }
+            if n <= 0 { break }
+            if request {
+                damage(&buffer, n)
+                if pause > 0 { usleep(pause) }
+            }
+            var done = 0
+            while done < n {
+                let w = buffer.withUnsafeBytes { send(to, $0.baseAddress! + done, n - done, Int32(MSG_NOSIGNAL)) }
+                if w <= 0 { break }
+                done += w
+            }
+            if done < n { break }
+        }
+        shutdown(to, Int32(SHUT_WR))
+        shutdown(from, Int32(SHUT_RD))
+    }
+
+    /// Counts `n` request bytes and flips the one at `flipAt` when it is among them.
+    private func damage(_ buffer: inout [UInt8], _ n: Int) {
+        state.withLock { s in
+            if !s.flipped, let flipAt, flipAt >= s.sent, flipAt < s.sent + Int64(n) {
+                buffer[Int(flipAt - s.sent)] ^= 0x10
+                s.flipped = true
+            }
+            s.sent += Int64(n)
+        }
+    }
+}
