@@ -10,6 +10,7 @@ scripts/deps.sh $(awk '$1 !~ /^#/ && NF == 3 && $2 == "debian" { print $3 }' scr
 scripts/pip-deps.sh
 scripts/check-test-programs.sh
 scripts/check-architecture.sh
+scripts/check-sizes.sh
 swift build --build-tests
 # Serial: many tests wait on child processes, sockets and settle windows, and on a 2-core machine the
 # cooperative pool has two threads; one test at a time keeps every wait meaningful (~2 minutes in all).
