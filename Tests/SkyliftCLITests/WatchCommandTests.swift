@@ -138,15 +138,11 @@ import Testing
         let big = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 13) }
         try Data(big).write(to: cloud.dir.appendingPathComponent("big.bin"))
         let first = try cloud.watch()
-        let pid = first.process.processIdentifier
-        // kill -9 from inside the server as the third part lands: certainly mid-upload.
-        let patches = Mutex(0)
-        cloud.log.hook.withLock { $0 = { line in
-            guard line.hasPrefix("PATCH ") else { return }
-            if patches.withLock({ $0 += 1; return $0 }) == 3 { kill(pid, SIGKILL) }
-        } }
+        // kill -9 once the server has kept the first block of the one streamed PATCH: certainly mid-upload.
+        let held = cloud.waitForHeldBlock()
+        kill(first.process.processIdentifier, SIGKILL)
         first.process.waitUntilExit()
-        cloud.log.hook.withLock { $0 = nil }
+        try #require(held, "the server never held a block of big.bin")
         #expect(first.process.terminationReason == .uncaughtSignal)
         #expect(!FileManager.default.fileExists(atPath: cloud.stored("big.bin").path))
 
