@@ -52,6 +52,16 @@ final class AgentHarness: Sendable {
         (try? Data(contentsOf: store.appendingPathComponent(path))).map { [UInt8]($0) }
     }
 
+    /// Whether a tus upload in the store's upload folder has at least one block recorded (block-checksum).
+    var holdsARecordedBlock: Bool {
+        let uploads = store.appendingPathComponent(".skylift-uploads")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: uploads.path)) ?? []
+        return names.contains { name in
+            name.hasSuffix(".blocks")
+                && ((try? FileManager.default.attributesOfItem(atPath: uploads.appendingPathComponent(name).path))?[.size] as? Int ?? 0) >= 32
+        }
+    }
+
     /// tus creations (POST) seen by the server.
     var creations: Int { accessLog.all.filter { $0.hasPrefix("POST ") }.count }
     /// Requests that carry file bytes or start an upload (POST, PATCH, PUT) seen by the server.
