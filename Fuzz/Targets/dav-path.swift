@@ -30,7 +30,9 @@ private func insideRoot(_ path: String) -> Bool {
 
 private func checkPlain(_ segments: [String], _ what: String) {
     for s in segments {
-        require(!s.isEmpty && s != "." && s != ".." && !s.contains("/") && !s.contains("\0") && !s.contains("\\"),
+        let bytes = s.utf8
+        require(!s.isEmpty && s != "." && s != ".." && !bytes.contains(UInt8(ascii: "/")) && !bytes.contains(0)
+                    && !bytes.contains(UInt8(ascii: "\\")),
                 "\(what): segment \(s.debugDescription) accepted")
     }
 }

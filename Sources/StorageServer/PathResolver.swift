@@ -74,10 +74,7 @@ struct PathResolver: Sendable {
         var segments: [String] = []
         for raw in parts {
             if raw.isEmpty { return .failure(.forbidden("empty path segment")) }
-            let lower = raw.lowercased()
-            for banned in ["%2e", "%2f", "%5c", "%00"] where lower.contains(banned) {
-                return .failure(.forbidden("encoded '\(banned)' in path"))
-            }
+            if let banned = Self.bannedEscape(in: raw) { return .failure(.forbidden("encoded '\(banned)' in path")) }
             guard let bytes = PercentEncoding.decode(raw.utf8) else { return .failure(.malformed("bad percent-escape in path")) }
             if let refusal = refusal(forDecoded: bytes) { return .failure(refusal) }
             guard let s = String(validating: bytes, as: UTF8.self) else {
@@ -88,6 +85,22 @@ struct PathResolver: Sendable {
         let path = StoragePath(segments: segments, rootPath: rootPath)
         guard isConfined(path) else { return .failure(.unreachable) }
         return .success(path)
+    }
+
+    /// The first `%2e`, `%2f`, `%5c` or `%00` (any case) in a raw segment: an encoded dot, slash, backslash or
+    /// NUL is refused before decoding. A scan of the bytes; this runs for every segment of every request.
+    private static func bannedEscape(in raw: String) -> String? {
+        let bytes = Array(raw.utf8)
+        func lower(_ b: UInt8) -> UInt8 { b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z") ? b + 32 : b }
+        var i = 0
+        while i + 2 < bytes.count {
+            if bytes[i] == UInt8(ascii: "%") {
+                let pair = String(decoding: [lower(bytes[i + 1]), lower(bytes[i + 2])], as: UTF8.self)
+                if ["2e", "2f", "5c", "00"].contains(pair) { return "%" + pair }
+            }
+            i += 1
+        }
+        return nil
     }
 
     private func refusal(forDecoded bytes: [UInt8]) -> PathRefusal? {
