@@ -51,6 +51,10 @@ public struct IgnoreRules: Sendable {
     /// never descends into an ignored folder, so its ancestors were already accepted.
     public func ignores(_ relativePath: String, isDirectory: Bool) -> Bool {
         let name = relativePath.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? relativePath
+        return ignores(relativePath, name: name, isDirectory: isDirectory)
+    }
+
+    private func ignores(_ relativePath: String, name: String, isDirectory: Bool) -> Bool {
         for rule in rules where !rule.directoriesOnly || isDirectory {
             if rule.glob.matches(rule.wholePath ? relativePath : name) { return true }
         }
@@ -65,7 +69,8 @@ public struct IgnoreRules: Sendable {
         for (index, part) in parts.enumerated() {
             prefix = prefix.isEmpty ? String(part) : prefix + "/" + part
             let last = index == parts.count - 1
-            if ignores(prefix, isDirectory: last ? isDirectory : true) { return true }
+            // The component is the name: splitting each prefix again made long paths quadratic.
+            if ignores(prefix, name: String(part), isDirectory: last ? isDirectory : true) { return true }
         }
         return false
     }
