@@ -38,7 +38,9 @@ let package = Package(
         // The platform layer: descriptors, errno, stat, atomic replacement, the blocking-work executor.
         .target(name: "SkyliftSystem"),
         .target(name: "SkyliftCore"),
-        .target(name: "Hashing", dependencies: ["CCrypto", "SkyliftCore"]),
+        // CRC-32C for tus block checksums: the SSE4.2 instruction where the CPU has it, a table elsewhere.
+        .target(name: "CCRC32C"),
+        .target(name: "Hashing", dependencies: ["CCrypto", "CCRC32C", "SkyliftCore"]),
         // Self-signed server certificates and their fingerprints, built with libcrypto (no openssl program needed).
         .target(name: "Certificates", dependencies: ["CCrypto", "SkyliftCore"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "SkyliftCore"]),
@@ -73,7 +75,7 @@ let package = Package(
         .target(name: "TestPrograms", path: "Tests/TestPrograms"),
         .testTarget(name: "SkyliftCoreTests", dependencies: ["SkyliftCore", "TestProbes"]),
         .testTarget(name: "SkyliftSystemTests", dependencies: ["SkyliftSystem"]),
-        .testTarget(name: "HashingTests", dependencies: ["Hashing"]),
+        .testTarget(name: "HashingTests", dependencies: ["Hashing", "SkyliftCore"]),
         .testTarget(name: "CertificatesTests", dependencies: ["Certificates"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestPrograms"]),
         .testTarget(name: "WebAppTests", dependencies: ["WebApp", "Hashing", "TestPrograms"], exclude: ["browser"]),

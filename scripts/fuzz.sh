@@ -25,13 +25,20 @@ esac
 mkdir -p "$out/mods" "$out/obj" "$out/bin" "$out/logs" Fuzz/crashes
 
 flags=(-parse-as-library -O -sanitize="$sanitize" -enable-testing -swift-version 6 -package-name skylift -I "$out/mods"
-       -I Sources/CCrypto -I Sources/CMicroHTTPD -I Sources/CCurl)
+       -I Sources/CCrypto -I Sources/CMicroHTTPD -I Sources/CCurl -I Sources/CCRC32C/include)
 for f in $(pkg-config --cflags-only-I libmicrohttpd libcurl libcrypto 2>/dev/null); do flags+=(-Xcc "$f"); done
 libs=(-lmicrohttpd -lcurl -lcrypto)
 
 # Modules in dependency order; a module is rebuilt when one of its sources or an earlier object is newer.
 modules=(SkyliftSystem SkyliftCore Hashing HTTPServer WebApp StorageServer HTTPClient BlobStream Remotes RangeCache FolderWatch)
 built=()
+# The project's own C target (CRC-32C), compiled with the same sanitizers; Hashing's object needs it.
+crc="$out/obj/CCRC32C.o"
+if [[ ! -f "$crc" || -n "$(find Sources/CCRC32C -newer "$crc" -print -quit)" ]]; then
+    echo "fuzz: compiling CCRC32C" >&2
+    clang -O2 -fsanitize="$sanitize" -I Sources/CCRC32C/include -c Sources/CCRC32C/crc32c.c -o "$crc"
+fi
+built+=("CCRC32C.o")
 for m in "${modules[@]}"; do
     obj="$out/obj/$m.o"
     if [[ ! -f "$obj" || -n "$(find "Sources/$m" "${built[@]/#/$out/obj/}" -newer "$obj" -print -quit 2>/dev/null)" ]]; then

@@ -3,11 +3,12 @@ import Hashing
 import SkyliftCore
 import Synchronization
 
-/// The client's side of `block-checksum`: the SHA-256 of each block as it went out (recorded by
+/// The client's side of `block-checksum`: the checksum of each block as it went out (recorded by
 /// ``TusBlockStream`` on the transport's thread), and a reader of the source for blocks this process did not
 /// send itself (sent before a crash) or must send again.
 final class TusBlockLedger: Sendable {
     let blockSize: Int64
+    let checksum: BlockChecksumAlgorithm
     let length: Int64
     private struct State {
         var digests: [Int: [UInt8]] = [:]
@@ -15,8 +16,9 @@ final class TusBlockLedger: Sendable {
     }
     private let state = Mutex(State())
 
-    init(blockSize: Int64, length: Int64) {
+    init(blockSize: Int64, checksum: BlockChecksumAlgorithm, length: Int64) {
         self.blockSize = blockSize
+        self.checksum = checksum
         self.length = length
     }
 
@@ -34,7 +36,7 @@ final class TusBlockLedger: Sendable {
         return try reader(range(of: index))
     }
 
-    /// The digest of block `index`: the one recorded as it was sent, else read from the source.
+    /// The checksum of block `index`: the one recorded as it was sent, else read from the source.
     func digest(_ index: Int) throws -> [UInt8] {
         if let d = state.withLock({ $0.digests[index] }) { return d }
         let d = try hash(index)
@@ -42,12 +44,12 @@ final class TusBlockLedger: Sendable {
         return d
     }
 
-    /// Reads block `index` from the source and hashes it.
+    /// Reads block `index` from the source and checksums it.
     func hash(_ index: Int) throws -> [UInt8] {
         let stream = try open(index)
         stream.open()
         defer { stream.close() }
-        var digest = Digest(.sha256)
+        var digest = BlockChecksum(checksum)
         var left = range(of: index).length
         let buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 256 << 10)
         defer { buffer.deallocate() }
@@ -57,7 +59,7 @@ final class TusBlockLedger: Sendable {
             digest.update(UnsafeRawBufferPointer(start: buffer.baseAddress, count: n))
             left -= Int64(n)
         }
-        return digest.finalize()
+        return digest.finalizeAndReset()
     }
 }
 

@@ -11,8 +11,11 @@ public struct TusOptions: Sendable, Hashable {
     public var checksumAlgorithms: [String]
     /// `Tus-Max-Size`, when sent.
     public var maxSize: Int64?
-    /// Block size of the `block-checksum` extension, when offered with a size this client accepts.
+    /// Block size of the `block-checksum` extension, when offered with a size and a checksum this client accepts.
     public var blockSize: Int64?
+    /// The block checksum this client asks for: the first of ``BlockChecksumAlgorithm/allCases`` the server
+    /// lists (CRC-32C where offered), SHA-256 from a server that lists none.
+    public var blockChecksum: BlockChecksumAlgorithm
 
     /// Reads the announcement; nil when the headers carry no tus version at all.
     public init?(headers: HTTPHeaders) {
@@ -23,16 +26,20 @@ public struct TusOptions: Sendable, Hashable {
         self.checksumAlgorithms = TusProtocol.list(headers["Tus-Checksum-Algorithm"]).map { $0.lowercased() }
         self.maxSize = headers.integer("Tus-Max-Size")
         let size = headers.integer(TusProtocol.Header.serverBlockSize)
-        blockSize = extensions.contains(TusProtocol.blockChecksumExtension) ? size.flatMap(Self.acceptedBlockSize) : nil
+        let checksum = TusProtocol.preferredBlockChecksum(headers[TusProtocol.Header.blockChecksumAlgorithms])
+        let offered = extensions.contains(TusProtocol.blockChecksumExtension) && checksum != nil
+        blockSize = offered ? size.flatMap(Self.acceptedBlockSize) : nil
+        blockChecksum = checksum ?? .sha256
     }
 
     public init(versions: [String] = [TusProtocol.version], extensions: Set<String>, checksumAlgorithms: [String] = [],
-                maxSize: Int64? = nil, blockSize: Int64? = nil) {
+                maxSize: Int64? = nil, blockSize: Int64? = nil, blockChecksum: BlockChecksumAlgorithm = .crc32c) {
         self.versions = versions
         self.extensions = extensions
         self.checksumAlgorithms = checksumAlgorithms
         self.maxSize = maxSize
         self.blockSize = blockSize.flatMap(Self.acceptedBlockSize)
+        self.blockChecksum = blockChecksum
     }
 
     /// A block size between 64 KiB and 256 MiB: smaller would mean a header per few blocks, larger a big re-send.

@@ -31,9 +31,12 @@ public struct TusRemote: Remote {
         self.partLength = partLength
     }
 
-    /// The block size a creation or HEAD answer names, when it is one this client accepts.
-    static func blockSize(_ headers: HTTPHeaders) -> Int64? {
-        headers.integer(TusProtocol.Header.blockSize).flatMap(TusOptions.acceptedBlockSize)
+    /// The block size and checksum a creation or HEAD answer names, when the size is one this client accepts
+    /// and the checksum one it knows; an answer naming no checksum comes from a server that knows only SHA-256.
+    static func blocks(_ headers: HTTPHeaders) -> TusWrite.Blocks? {
+        guard let size = headers.integer(TusProtocol.Header.blockSize).flatMap(TusOptions.acceptedBlockSize) else { return nil }
+        guard let name = headers[TusProtocol.Header.blockChecksum] else { return .init(size: size, checksum: .sha256) }
+        return BlockChecksumAlgorithm(name: name).map { .init(size: size, checksum: $0) }
     }
 
     public var capabilities: RemoteCapabilities {
@@ -66,22 +69,22 @@ public struct TusRemote: Remote {
         if let max = options.maxSize, length > max {
             throw RemoteError.status(413, method: "POST", url: creationURL, detail: "\(length) bytes exceed Tus-Max-Size \(max)")
         }
-        let blocks = options.blockSize != nil && length > 0
+        let checksum = options.blockSize != nil && length > 0 ? options.blockChecksum : nil
         let r = try await http.expect([200, 201], "POST", creationURL,
-                                      headers: TusProtocol.creationHeaders(length: length, name: name, blockChecksums: blocks))
+                                      headers: TusProtocol.creationHeaders(length: length, name: name, blockChecksum: checksum))
         guard let location = r.headers["Location"], let upload = URL(string: location, relativeTo: creationURL)?.absoluteURL else {
             throw RemoteError.protocolViolation(url: creationURL, reason: "upload created without a Location")
         }
-        return TusWrite(remote: self, uploadURL: upload, length: length, blockSize: blocks ? Self.blockSize(r.headers) : nil)
+        return TusWrite(remote: self, uploadURL: upload, length: length, blocks: checksum != nil ? Self.blocks(r.headers) : nil)
     }
 
     public func resumeWrite(_ name: String, length: Int64, token: String) async throws -> (any RemoteWrite)? {
         guard let upload = URL(string: token) else { return nil }
-        let probe = TusWrite(remote: self, uploadURL: upload, length: length, blockSize: nil)
+        let probe = TusWrite(remote: self, uploadURL: upload, length: length, blocks: nil)
         do {
             let head = try await probe.head()
             if let l = head.length, l != length { return nil }
-            return TusWrite(remote: self, uploadURL: upload, length: length, blockSize: head.blockSize)
+            return TusWrite(remote: self, uploadURL: upload, length: length, blocks: head.blocks)
         } catch let e as RemoteError where e.disposition == .restart {
             return nil
         }

@@ -4,21 +4,27 @@ import SkyliftCore
 
 /// One tus upload resource.
 ///
-/// With `block-checksum` (``ledger`` set) the rest of the file goes in one PATCH, hashed block by block on the
-/// way out; ``finish()`` then sends those digests, and the server moves the file into place only if every block
-/// matches. A block that does not is sent again alone. Without it, parts carry `Upload-Checksum` when the
-/// server checks them.
+/// With `block-checksum` (``ledger`` set) the rest of the file goes in one PATCH, checksummed block by block on
+/// the way out (CRC-32C where the server takes it); ``finish()`` then sends those checksums, and the server moves
+/// the file into place only if every block matches. A block that does not is sent again alone. Without it, parts
+/// carry `Upload-Checksum` when the server checks them.
 struct TusWrite: RemoteWrite {
     let remote: TusRemote
     let uploadURL: URL
     let length: Int64
     let ledger: TusBlockLedger?
 
-    init(remote: TusRemote, uploadURL: URL, length: Int64, blockSize: Int64?) {
+    /// How a `block-checksum` upload is cut and checked.
+    struct Blocks: Equatable {
+        var size: Int64
+        var checksum: BlockChecksumAlgorithm
+    }
+
+    init(remote: TusRemote, uploadURL: URL, length: Int64, blocks: Blocks?) {
         self.remote = remote
         self.uploadURL = uploadURL
         self.length = length
-        ledger = blockSize.map { TusBlockLedger(blockSize: $0, length: length) }
+        ledger = blocks.map { TusBlockLedger(blockSize: $0.size, checksum: $0.checksum, length: length) }
     }
 
     var token: String { uploadURL.absoluteString }
@@ -33,7 +39,7 @@ struct TusWrite: RemoteWrite {
     struct Head {
         var offset: Int64
         var length: Int64?
-        var blockSize: Int64?
+        var blocks: Blocks?
         var confirmedBlocks: Int
         var badBlocks: [Int]
     }
@@ -50,7 +56,7 @@ struct TusWrite: RemoteWrite {
                 throw RemoteError.protocolViolation(url: uploadURL, reason: "HEAD answered a malformed Upload-Bad-Blocks")
             }
             let confirmed = r.headers.integer(TusProtocol.Header.blocksConfirmed).map { Int(clamping: $0) } ?? 0
-            return Head(offset: offset, length: TusProtocol.length(r.headers), blockSize: TusRemote.blockSize(r.headers),
+            return Head(offset: offset, length: TusProtocol.length(r.headers), blocks: TusRemote.blocks(r.headers),
                         confirmedBlocks: confirmed, badBlocks: badBlocks)
         case 403, 404, 410: throw RemoteError.uploadGone(url: uploadURL)
         default: throw RemoteError.status(r.status, method: "HEAD", url: uploadURL, detail: nil)

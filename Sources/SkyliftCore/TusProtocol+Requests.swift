@@ -3,8 +3,8 @@ import Foundation
 extension TusProtocol {
     /// Headers for creating an upload of `length` bytes named `name` (relative path inside the folder): its
     /// metadata carries `filename`, `filetype` (the media type its extension suggests) and, for a name in a
-    /// subfolder, `relativePath`. With `blockChecksums` the upload asks for `block-checksum`.
-    public static func creationHeaders(length: Int64, name: String, blockChecksums: Bool = false) -> HTTPHeaders {
+    /// subfolder, `relativePath`. With `blockChecksum` the upload asks for `block-checksum` with that algorithm.
+    public static func creationHeaders(length: Int64, name: String, blockChecksum: BlockChecksumAlgorithm? = nil) -> HTTPHeaders {
         var h = baseHeaders()
         h.add(Header.length, String(length))
         let fileName = name.split(separator: "/").last.map(String.init) ?? name
@@ -13,7 +13,7 @@ extension TusProtocol {
         var meta = [("filename", fileName), ("filetype", fileType)]
         if name.contains("/") { meta.append(("relativePath", name)) }
         h.add(Header.metadata, metadata(meta))
-        if blockChecksums { h.add(Header.blockChecksum, "sha256") }
+        if let blockChecksum { h.add(Header.blockChecksum, blockChecksum.rawValue) }
         return h
     }
 

@@ -29,8 +29,11 @@ public enum TusProtocol {
         public static let metadata = "Upload-Metadata"
         public static let checksum = "Upload-Checksum"
         public static let expires = "Upload-Expires"
-        /// Creation: the client asks for block checksums (value: the algorithm, `sha256`).
+        /// Creation: the client asks for block checksums (value: the algorithm, `crc32c` or `sha256`); the
+        /// creation and HEAD answers name the upload's.
         public static let blockChecksum = "Upload-Block-Checksum"
+        /// OPTIONS: the block checksums the server accepts (absent: `sha256` only).
+        public static let blockChecksumAlgorithms = "Tus-Block-Checksum-Algorithm"
         /// OPTIONS (`Tus-Block-Size`) and the upload's HEAD/creation answer (`Upload-Block-Size`).
         public static let serverBlockSize = "Tus-Block-Size"
         public static let blockSize = "Upload-Block-Size"
@@ -42,8 +45,8 @@ public enum TusProtocol {
         public static let badBlocks = "Upload-Bad-Blocks"
     }
 
-    /// Checksum algorithms this code knows, with their digest sizes.
-    public static let checksumSizes: [String: Int] = ["sha1": 20, "sha256": 32]
+    /// Checksum algorithms this code knows, with their digest sizes (`crc32c` only for a block sent again).
+    public static let checksumSizes: [String: Int] = ["sha1": 20, "sha256": 32, "crc32c": 4]
 
     // MARK: Upload-Metadata
 

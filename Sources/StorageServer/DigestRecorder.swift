@@ -2,7 +2,11 @@ import Hashing
 
 /// Hashes bytes as they stream to disk, with every algorithm the server keeps, so the record of a written
 /// file costs no second read. Owned by one request (one thread at a time).
-final class DigestRecorder {
+///
+/// `@unchecked Sendable` because a tus upload's running digest passes from one request to the next through
+/// ``TusStreamedDigests`` (taken out under its lock, put back when the request is done, the upload's claim
+/// keeping other requests away meanwhile): never updated by two threads at once.
+final class DigestRecorder: @unchecked Sendable {
     /// One running digest; a class so a list of them can be updated in place (`Digest` cannot be copied).
     private final class Running {
         var digest: Digest

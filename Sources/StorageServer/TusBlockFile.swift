@@ -1,18 +1,18 @@
 import Foundation
 import SkyliftSystem
 
-/// `<id>.blocks` of a `block-checksum` upload: the SHA-256 of block `i` at bytes `32 i ..< 32 (i + 1)`.
-/// A digest is written only after its block's data was made durable, so every recorded digest covers bytes
-/// that survive a crash.
+/// `<id>.blocks` of a `block-checksum` upload: the checksum of block `i` at bytes `size i ..< size (i + 1)`
+/// (`size` is 4 for CRC-32C, 32 for SHA-256). A checksum is written only after its block's data was made
+/// durable, so every recorded one covers bytes that survive a crash.
 struct TusBlockFile {
-    static let digestSize = 32
     let path: String
+    let digestSize: Int
 
     /// Records (or replaces) the digest of block `index`, durably.
     func record(_ index: Int, _ digest: [UInt8]) throws {
         let fd = try FileDescriptor.open(path, .writeOnly, options: [.create], permissions: 0o600)
         defer { fd.close() }
-        try digest.withUnsafeBytes { try fd.writeAll($0, at: Int64(index) * Int64(Self.digestSize), path: path) }
+        try digest.withUnsafeBytes { try fd.writeAll($0, at: Int64(index) * Int64(digestSize), path: path) }
         try fd.syncData(path: path)
     }
 
@@ -20,7 +20,7 @@ struct TusBlockFile {
     func keep(_ count: Int) throws {
         let fd = try FileDescriptor.open(path, .writeOnly, options: [.create], permissions: 0o600)
         defer { fd.close() }
-        try fd.setLength(Int64(count) * Int64(Self.digestSize), path: path)
+        try fd.setLength(Int64(count) * Int64(digestSize), path: path)
         try fd.syncData(path: path)
     }
 
@@ -29,9 +29,9 @@ struct TusBlockFile {
         guard !range.isEmpty else { return [] }
         guard let fd = try? FileDescriptor.open(path, .readOnly) else { return nil }
         defer { fd.close() }
-        var bytes = [UInt8](repeating: 0, count: range.count * Self.digestSize)
-        let n = bytes.withUnsafeMutableBytes { (try? fd.read(into: $0, at: Int64(range.lowerBound) * Int64(Self.digestSize), path: path)) ?? -1 }
+        var bytes = [UInt8](repeating: 0, count: range.count * digestSize)
+        let n = bytes.withUnsafeMutableBytes { (try? fd.read(into: $0, at: Int64(range.lowerBound) * Int64(digestSize), path: path)) ?? -1 }
         guard n == bytes.count else { return nil }
-        return stride(from: 0, to: bytes.count, by: Self.digestSize).map { Array(bytes[$0 ..< $0 + Self.digestSize]) }
+        return stride(from: 0, to: bytes.count, by: digestSize).map { Array(bytes[$0 ..< $0 + digestSize]) }
     }
 }

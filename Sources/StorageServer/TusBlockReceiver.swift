@@ -5,11 +5,12 @@ import SkyliftCore
 import SkyliftSystem
 
 /// Appends a PATCH body to a `block-checksum` upload, making progress durable as it arrives: each time a block
-/// is full (or the upload's last byte is in) the data is fdatasync'd and the block's SHA-256 recorded in
+/// is full (or the upload's last byte is in) the data is fdatasync'd and the block's checksum recorded in
 /// `<id>.blocks`. A body cut short keeps every recorded block; only the block in progress is lost.
 ///
-/// Nothing here is trusted yet: the upload finishes only once the client confirmed every digest
-/// (see `TusUploads+Blocks`).
+/// Nothing here is trusted yet: the upload finishes only once the client confirmed every checksum
+/// (see `TusUploads+Blocks`). Meanwhile the whole file's digests run over the same bytes (``running``), so
+/// completion need not read the file again.
 final class TusBlockReceiver: HTTPBodyReceiver {
     private let upload: TusUpload
     private let blocks: TusBlockFile
@@ -19,31 +20,39 @@ final class TusBlockReceiver: HTTPBodyReceiver {
     private let startOffset: Int64
     /// Where the last recorded block ends.
     private var durable: Int64
-    private var digest: Digest? = Digest(.sha256)
+    private var checksum: BlockChecksum
+    /// The whole file's digests from offset 0 up to ``position``, when this body continues them.
+    private var running: DigestRecorder?
+    private let streamed: TusStreamedDigests
     private let done: (HTTPResponse) -> HTTPResponse
     private let release: () -> Void
     private var failed = false
 
     /// `offset` must be a block boundary (the server's offset always is). `done` adds the final headers;
-    /// `release` runs once when the receiver is through with the upload.
-    init(upload: TusUpload, offset: Int64, length: Int64, blockSize: Int64,
+    /// `release` runs once when the receiver is through with the upload. `running` is the whole file's digest
+    /// so far when it covers exactly `offset` bytes; it goes back to `streamed` when the body ends cleanly.
+    init(upload: TusUpload, info: TusUpload.Info, offset: Int64, length: Int64, blockSize: Int64,
+         running: DigestRecorder?, streamed: TusStreamedDigests,
          done: @escaping (HTTPResponse) -> HTTPResponse, release: @escaping () -> Void) throws {
         self.upload = upload
-        blocks = TusBlockFile(path: upload.blocksPath)
+        blocks = upload.blockFile(info)
+        checksum = BlockChecksum(info.blockAlgorithm)
         self.blockSize = blockSize
         self.length = length
         startOffset = offset
         durable = offset
+        self.running = running
+        self.streamed = streamed
         self.done = done
         self.release = release
         let fd = try FileSystem.open(upload.dataPath, .writeOnly)
-        // Bytes past the last recorded digest (a crash between data and digest) are dropped before appending.
+        // Bytes past the last recorded checksum (a crash between data and checksum) are dropped before appending.
         guard ftruncate(fd, off_t(offset)) == 0, lseek(fd, off_t(offset), SEEK_SET) == off_t(offset) else {
             close(fd)
             throw FileSystemError(operation: "truncate", path: upload.dataPath, errno: errno)
         }
         sink = FileSink(fd: fd, path: upload.dataPath)
-        // Digests past the offset go too (a short last block is kept when the offset is the upload's end).
+        // Checksums past the offset go too (a short last block is kept when the offset is the upload's end).
         try blocks.keep(TusProtocol.blockCount(length: offset, blockSize: blockSize))
     }
 
@@ -58,7 +67,8 @@ final class TusBlockReceiver: HTTPBodyReceiver {
             let n = Int(min(Int64(rest.count), blockEnd - position))
             let piece = UnsafeRawBufferPointer(rebasing: rest[0 ..< n])
             do { try sink.append(piece) } catch { return fail(failure(error)) }
-            digest?.update(piece)
+            checksum.update(piece)
+            running?.update(piece)
             rest = UnsafeRawBufferPointer(rebasing: rest[n...])
             if position == blockEnd {
                 do { try checkpoint() } catch { return fail(failure(error)) }
@@ -67,21 +77,21 @@ final class TusBlockReceiver: HTTPBodyReceiver {
         return nil
     }
 
-    /// Makes the block just completed durable, then records its digest.
+    /// Makes the block just completed durable, then records its checksum.
     private func checkpoint() throws {
         try sink.flush()
         try FileDescriptor(rawValue: sink.fd).syncData(path: upload.dataPath)
         let index = Int((position - 1) / blockSize)
-        if let d = digest.take() { try blocks.record(index, d.finalize()) }
-        digest = Digest(.sha256)
+        try blocks.record(index, checksum.finalizeAndReset())
         durable = position
     }
 
     func finish() -> HTTPResponse {
         defer { release() }
         if failed { return TusUploads.tusResponse(500, "upload failed") }
-        // A body that ended inside a block: that block has no digest yet, so it is not kept.
+        // A body that ended inside a block: that block has no checksum yet, so it is not kept.
         cutBack()
+        keepRunning()
         var h = HTTPHeaders()
         h.add(TusProtocol.Header.offset, String(durable))
         return done(HTTPResponse(status: 204, headers: h))
@@ -91,10 +101,18 @@ final class TusBlockReceiver: HTTPBodyReceiver {
         defer { release() }
         guard !failed else { return }
         cutBack()
+        keepRunning()
+    }
+
+    /// Hands the running digest on when it covers exactly what the upload kept; a cut block makes it useless.
+    private func keepRunning() {
+        guard let r = running.take(), !failed, position == durable else { return }
+        streamed.keep(r, for: upload.id, covered: durable)
     }
 
     private func fail(_ response: HTTPResponse) -> HTTPResponse {
         failed = true
+        running = nil
         cutBack()
         return response
     }

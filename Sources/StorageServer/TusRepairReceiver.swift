@@ -5,24 +5,27 @@ import SkyliftCore
 import SkyliftSystem
 
 /// Writes one block of a `block-checksum` upload again, in place: a block whose digest did not match is sent
-/// alone, at its own offset, with `Upload-Checksum`. The bytes land over the bad ones; only when the body's
-/// digest matches is the block's recorded digest replaced and the block counted good.
+/// alone, at its own offset, with `Upload-Checksum` (the upload's block checksum). The bytes land over the bad
+/// ones; only when the body's checksum matches is the block's recorded one replaced and the block counted good.
 final class TusRepairReceiver: HTTPBodyReceiver {
     private let upload: TusUpload
+    private let info: TusUpload.Info
     private let index: Int
     private let range: ByteRange
     private let expected: [UInt8]
     private let fd: FileDescriptor
     private var written: Int64 = 0
-    private var digest: Digest? = Digest(.sha256)
+    private var checksum: BlockChecksum
     private var failed = false
     /// Called with whether the block now matches; returns the answer.
     private let done: (Bool) -> HTTPResponse
     private let release: () -> Void
 
-    init(upload: TusUpload, index: Int, range: ByteRange, expected: [UInt8],
+    init(upload: TusUpload, info: TusUpload.Info, index: Int, range: ByteRange, expected: [UInt8],
          done: @escaping (Bool) -> HTTPResponse, release: @escaping () -> Void) throws {
         self.upload = upload
+        self.info = info
+        checksum = BlockChecksum(info.blockAlgorithm)
         self.index = index
         self.range = range
         self.expected = expected
@@ -43,7 +46,7 @@ final class TusRepairReceiver: HTTPBodyReceiver {
             failed = true
             return TusUploads.tusResponse(error.errno?.isNoSpace == true ? 507 : 500, "cannot store upload data")
         }
-        digest?.update(chunk)
+        checksum.update(chunk)
         written += Int64(chunk.count)
         return nil
     }
@@ -51,14 +54,14 @@ final class TusRepairReceiver: HTTPBodyReceiver {
     func finish() -> HTTPResponse {
         defer { release() }
         if failed { return TusUploads.tusResponse(500, "upload failed") }
-        guard written == range.length, let d = digest.take() else {
+        guard written == range.length else {
             return TusUploads.tusResponse(400, "block \(index) needs exactly \(range.length) bytes")
         }
-        let good = d.finalize() == expected
+        let good = checksum.finalizeAndReset() == expected
         if good {
             do {
                 try fd.syncData(path: upload.dataPath)
-                try TusBlockFile(path: upload.blocksPath).record(index, expected)
+                try upload.blockFile(info).record(index, expected)
             } catch {
                 return TusUploads.tusResponse(500, "cannot store upload data")
             }

@@ -1,10 +1,11 @@
 import Foundation
+import SkyliftCore
 import SkyliftSystem
 
 /// One unfinished tus upload as persisted under the hidden uploads directory:
 /// `<id>.info` (JSON, written durably), `<id>.data` (the bytes so far; its size is the offset) and, while a
 /// checksummed PATCH is in flight, `<id>.pending` holding the offset to fall back to if the chunk never verifies.
-/// A `block-checksum` upload also has `<id>.blocks`: the SHA-256 of every block made durable, 32 bytes each.
+/// A `block-checksum` upload also has `<id>.blocks`: the checksum of every block made durable (see ``TusBlockFile``).
 struct TusUpload: Sendable {
     /// What `<id>.info` holds.
     struct Info: Codable, Sendable {
@@ -20,6 +21,11 @@ struct TusUpload: Sendable {
         var confirmedBlocks: Int? = nil
         /// `block-checksum`: blocks whose digests did not match and wait to be sent again.
         var badBlocks: [Int]? = nil
+        /// `block-checksum`: the algorithm's name; nil in uploads created before there was a choice (SHA-256).
+        var blockChecksum: String? = nil
+
+        /// The block checksum of a `block-checksum` upload.
+        var blockAlgorithm: BlockChecksumAlgorithm { blockChecksum.flatMap(BlockChecksumAlgorithm.init(rawValue:)) ?? .sha256 }
     }
 
     let id: String
@@ -56,12 +62,15 @@ struct TusUpload: Sendable {
     func offset(_ info: Info) -> Int64? {
         guard let size = offset else { return nil }
         guard let blockSize = info.blockSize, let length = info.length else { return size }
-        let recorded = Int64(recordedBlocks).multipliedReportingOverflow(by: blockSize)
+        let recorded = Int64(recordedBlocks(info)).multipliedReportingOverflow(by: blockSize)
         return min(size, recorded.overflow ? length : min(recorded.partialValue, length))
     }
 
-    /// Number of block digests in `<id>.blocks`.
-    var recordedBlocks: Int { Int((FileSystem.stat(blocksPath)?.size ?? 0) / 32) }
+    /// `<id>.blocks`, with checksums of the upload's size.
+    func blockFile(_ info: Info) -> TusBlockFile { TusBlockFile(path: blocksPath, digestSize: info.blockAlgorithm.byteCount) }
+
+    /// Number of block checksums in `<id>.blocks`.
+    func recordedBlocks(_ info: Info) -> Int { Int((FileSystem.stat(blocksPath)?.size ?? 0) / Int64(info.blockAlgorithm.byteCount)) }
 
     /// When the upload expires: `expiry` seconds after its last change.
     func expires(after expiry: TimeInterval) -> Date? {

@@ -1,10 +1,12 @@
 import Foundation
 import HTTPServer
 import SkyliftCore
+import SkyliftSystem
 
 /// `block-checksum` (see `TusProtocol.BlockDigests`): one PATCH may carry a whole file, the server keeps what
 /// arrived block by block, and the upload is moved into place only once the client confirmed every block's
-/// SHA-256. A block that does not match is sent again alone, at its own offset, with `Upload-Checksum`.
+/// checksum (CRC-32C or SHA-256, chosen at creation). A block that does not match is sent again alone, at its
+/// own offset, with `Upload-Checksum`. The whole file's digest record is computed as the bytes arrive.
 extension TusUploads {
     typealias Header = TusProtocol.Header
 
@@ -15,6 +17,7 @@ extension TusUploads {
     func addBlockHeaders(to h: inout HTTPHeaders, _ info: TusUpload.Info) {
         guard let blockSize = info.blockSize else { return }
         h.add(Header.blockSize, String(blockSize))
+        h.add(Header.blockChecksum, info.blockAlgorithm.rawValue)
         h.add(Header.blocksConfirmed, String(info.confirmedBlocks ?? 0))
         if let bad = info.badBlocks, !bad.isEmpty { h.add(Header.badBlocks, bad.map(String.init).joined(separator: ",")) }
     }
@@ -44,8 +47,11 @@ extension TusUploads {
             return .respond(Self.tusResponse(413, "body runs past the upload's length \(length)"))
         }
         do {
+            // The whole file's digest continues from the last body when that ended where this one starts.
+            let running = streamed.take(upload.id, covering: offset) ?? (offset == 0 ? store.digests.recorder() : nil)
             let receiver = try TusBlockReceiver(
-                upload: upload, offset: offset, length: length, blockSize: blockSize,
+                upload: upload, info: info, offset: offset, length: length, blockSize: blockSize,
+                running: running, streamed: streamed,
                 done: { [self] response in
                     var r = response
                     r.headers.set(Header.resumable, Self.version)
@@ -65,16 +71,16 @@ extension TusUploads {
         guard (request.contentLength ?? 0) == 0, request.headers["Transfer-Encoding"] == nil else {
             return Self.tusResponse(400, "a confirmation carries no body")
         }
-        guard let claimed = TusProtocol.BlockDigests(header: value) else { return Self.tusResponse(400, "malformed \(Header.blockDigests)") }
+        guard let claimed = TusProtocol.BlockDigests(header: value, byteCount: info.blockAlgorithm.byteCount) else { return Self.tusResponse(400, "malformed \(Header.blockDigests)") }
         var info = info, h = HTTPHeaders()
         addBlockHeaders(to: &h, info)
         let confirmed = info.confirmedBlocks ?? 0
         guard (info.badBlocks ?? []).isEmpty else { return Self.tusResponse(409, "bad blocks must be sent again first", headers: h) }
         guard claimed.first == confirmed else { return Self.tusResponse(409, "confirm from block \(confirmed)", headers: h) }
         let end = confirmed + claimed.digests.count
-        let received = Int(min(Int64(upload.recordedBlocks), Int64(TusProtocol.blockCount(length: offset, blockSize: info.blockSize ?? 1))))
+        let received = Int(min(Int64(upload.recordedBlocks(info)), Int64(TusProtocol.blockCount(length: offset, blockSize: info.blockSize ?? 1))))
         guard end <= received else { return Self.tusResponse(409, "blocks up to \(end) not received yet", headers: h) }
-        guard let stored = TusBlockFile(path: upload.blocksPath).digests(confirmed ..< end) else {
+        guard let stored = upload.blockFile(info).digests(confirmed ..< end) else {
             return Self.tusResponse(500, "cannot read block digests")
         }
         let bad = (confirmed ..< end).filter { stored[$0 - confirmed] != claimed.digests[$0 - confirmed] }
@@ -94,17 +100,20 @@ extension TusUploads {
     private func repair(_ request: HTTPRequest, upload: TusUpload, info: TusUpload.Info, claimed: Int64) -> HTTPHeadDecision? {
         guard let blockSize = info.blockSize, let length = info.length, claimed % blockSize == 0,
               let index = Int(exactly: claimed / blockSize), info.badBlocks?.contains(index) == true else { return nil }
+        let algorithm = info.blockAlgorithm
         guard let header = request.headers[Header.checksum], case let .success(sum) = TusProtocol.parseChecksum(header),
-              sum.algorithm == "sha256" else {
-            return .respond(Self.tusResponse(400, "a block sent again needs Upload-Checksum: sha256"))
+              sum.algorithm == algorithm.rawValue else {
+            return .respond(Self.tusResponse(400, "a block sent again needs Upload-Checksum: \(algorithm.rawValue)"))
         }
         let range = TusProtocol.blockRange(index, length: length, blockSize: blockSize)
         guard request.contentLength == range.length else {
             return .respond(Self.tusResponse(400, "block \(index) is sent again whole: Content-Length \(range.length)"))
         }
+        // The block's bytes change under the whole file's running digest: completion reads the file instead.
+        streamed.drop(upload.id)
         do {
             let receiver = try TusRepairReceiver(
-                upload: upload, index: index, range: range, expected: sum.digest,
+                upload: upload, info: info, index: index, range: range, expected: sum.digest,
                 done: { [self] good in
                     guard good else { return Self.tusResponse(TusProtocol.checksumMismatchStatus, "checksum mismatch: block \(index) stays bad") }
                     guard var now = upload.loadInfo(), let offset = upload.offset(now) else { return Self.tusResponse(404, "no such upload") }
@@ -131,5 +140,19 @@ extension TusUploads {
         addBlockHeaders(to: &h, info)
         addExpires(to: &h, upload)
         return Self.tusResponse(204, headers: h)
+    }
+
+    /// Records a finished upload's digests on its data file: from the digest that ran while its bytes arrived
+    /// when there is one covering all `length` of them, else by reading the file once.
+    func recordDigests(_ upload: TusUpload, length: Int64?) {
+        if let length, let running = streamed.take(upload.id, covering: length),
+           let fd = try? FileDescriptor.open(upload.dataPath, .readOnly, options: .noFollow) {
+            defer { fd.close() }
+            if (try? fd.status(path: upload.dataPath))?.size == length, store.digests.save(running, fd: fd, path: upload.dataPath) != nil {
+                try? fd.sync(path: upload.dataPath)
+                return
+            }
+        }
+        store.digests.hashAndSave(path: upload.dataPath)
     }
 }

@@ -3,7 +3,7 @@ import HTTPServer
 import SkyliftCore
 
 /// Creation (POST to a folder under `/dav/`), with `creation-with-upload`, `creation-defer-length` and the
-/// `block-checksum` opt-in (`Upload-Block-Checksum: sha256`).
+/// `block-checksum` opt-in (`Upload-Block-Checksum: crc32c` or `sha256`).
 extension TusUploads {
     func create(_ request: HTTPRequest, folder: StoragePath) -> HTTPHeadDecision {
         if let refusal = versionRefusal(request) { return .respond(refusal) }
@@ -29,11 +29,7 @@ extension TusUploads {
         case let .refused(response): return .respond(response)
         }
         var info = TusUpload.Info(length: length, metadata: metadataHeader, target: target.segments)
-        if let asked = request.headers[TusProtocol.Header.blockChecksum] {
-            guard asked.trimmingSpaces().lowercased() == "sha256" else { return .respond(Self.tusResponse(400, "block-checksum needs sha256")) }
-            guard let length else { return .respond(Self.tusResponse(400, "block-checksum needs Upload-Length")) }
-            if length > 0 { (info.blockSize, info.confirmedBlocks, info.badBlocks) = (Self.blockSize, 0, []) }
-        }
+        if let refusal = optIntoBlocks(request, length: length, info: &info) { return .respond(refusal) }
         sweepExpired()
         let upload = upload(TusUpload.newID())
         do {
@@ -61,6 +57,22 @@ extension TusUploads {
         h.add("Upload-Offset", "0")
         if length != 0 { addExpires(to: &h, upload) }
         return .respond(Self.tusResponse(201, headers: h))
+    }
+
+    /// `Upload-Block-Checksum`: sets up `block-checksum` in `info` with the algorithm asked for; the refusal
+    /// when that is not one this server takes or the length is deferred.
+    private func optIntoBlocks(_ request: HTTPRequest, length: Int64?, info: inout TusUpload.Info) -> HTTPResponse? {
+        guard let asked = request.headers[TusProtocol.Header.blockChecksum] else { return nil }
+        guard let algorithm = BlockChecksumAlgorithm(name: asked) else {
+            let names = BlockChecksumAlgorithm.allCases.map(\.rawValue).joined(separator: " or ")
+            return Self.tusResponse(400, "block-checksum needs \(names)")
+        }
+        guard let length else { return Self.tusResponse(400, "block-checksum needs Upload-Length") }
+        if length > 0 {
+            (info.blockSize, info.confirmedBlocks, info.badBlocks) = (Self.blockSize, 0, [])
+            info.blockChecksum = algorithm.rawValue
+        }
+        return nil
     }
 
     /// The folder plus `filename`, under the optional `relativePath` (which may itself end in the file name).

@@ -22,6 +22,8 @@ final class TusUploads: Sendable {
     let maxSize: Int64
     /// Ids of the uploads a request is writing (or removing) right now; see `holding`.
     let busy = Mutex<Set<String>>([])
+    /// Whole-file digests of `block-checksum` uploads computed as their bytes arrive.
+    let streamed = TusStreamedDigests()
 
     init(store: Store, expiry: TimeInterval, maxSize: Int64) {
         self.store = store
@@ -36,6 +38,7 @@ final class TusUploads: Sendable {
         h.add("Tus-Max-Size", String(maxSize))
         h.add("Tus-Checksum-Algorithm", "sha1,sha256")
         h.add(TusProtocol.Header.serverBlockSize, String(Self.blockSize))
+        h.add(TusProtocol.Header.blockChecksumAlgorithms, BlockChecksumAlgorithm.allCases.map(\.rawValue).joined(separator: ","))
     }
 
     /// A small answer carrying `Tus-Resumable`, as every tus response must.
@@ -67,6 +70,7 @@ final class TusUploads: Sendable {
             return holding(upload) {
                 guard upload.loadInfo() != nil else { return .respond(Self.tusResponse(404, "no such upload")) }
                 upload.remove()
+                self.streamed.drop(upload.id)
                 return .respond(Self.tusResponse(204))
             }
         default:
@@ -182,7 +186,7 @@ final class TusUploads: Sendable {
             if place.stat()?.isDirectory == true {
                 return Self.tusResponse(409, "a folder exists at \(target.relative)")
             }
-            store.digests.hashAndSave(path: upload.dataPath)
+            recordDigests(upload, length: info.length)
             guard renameat(AT_FDCWD, upload.dataPath, place.folder, place.name) == 0 else {
                 throw FileSystemError(operation: "rename", path: target.relative, errno: errno)
             }
@@ -209,12 +213,16 @@ final class TusUploads: Sendable {
         request.headers["Content-Type"].map { String($0.prefix { $0 != ";" }).trimmingSpaces().lowercased() }
     }
 
-    /// `Upload-Checksum` as a receiver checks it; a malformed or unknown one is refused with 400.
+    /// `Upload-Checksum` as a receiver checks it; a malformed or unknown one is refused with 400 (`crc32c` is
+    /// for a block sent again, not a PATCH of a plain upload).
     static func parseChecksum(_ value: String?) -> Checked<TusPatchReceiver.Checksum?> {
         guard let value else { return .value(nil) }
         switch TusProtocol.parseChecksum(value) {
         case let .success(sum):
-            return .value(.init(algorithm: sum.algorithm == "sha1" ? .sha1 : .sha256, expected: sum.digest))
+            guard let algorithm = DigestAlgorithm(rawValue: sum.algorithm), algorithm != .md5 else {
+                return .refused(Self.tusResponse(400, "unsupported checksum algorithm \(sum.algorithm)"))
+            }
+            return .value(.init(algorithm: algorithm, expected: sum.digest))
         case .failure(.malformed): return .refused(Self.tusResponse(400, "malformed Upload-Checksum"))
         case let .failure(.unsupported(name)): return .refused(Self.tusResponse(400, "unsupported checksum algorithm \(name)"))
         }

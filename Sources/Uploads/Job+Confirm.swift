@@ -31,8 +31,18 @@ extension Job {
         await store.remove(source: source.name, destination: destination)
     }
 
-    /// Confirms the size with the server, verifies when asked, and records completion.
-    mutating func confirm(length: Int64) async throws -> UploadResult {
+    /// Whether an upload the server no longer knows finished after all: the destination has the source's size
+    /// and serves the SHA-256 of the source (computed here: one read of the source instead of sending it again).
+    /// A destination that serves no digest cannot tell, so the upload starts over.
+    func finishedEarlier() async throws -> Bool {
+        guard let object = try await withRetries({ try await remote.stat(name) }), !object.isFolder,
+              object.info.length == source.length, let served = object.sha256 else { return false }
+        return try await source.digest(of: ByteRange(offset: 0, length: source.length), .sha256) == served
+    }
+
+    /// Confirms the size with the server, verifies when asked (unless `verified`: the served digest was already
+    /// compared with the source), and records completion.
+    mutating func confirm(length: Int64, verified alreadyVerified: Bool = false) async throws -> UploadResult {
         let object = try await withRetries { try await remote.stat(name) }
         if let object, object.info.length != length {
             throw UploadError.sizeMismatch(source: source.name, url: destination, expected: length, found: object.info.length)
@@ -40,8 +50,8 @@ extension Job {
         if object == nil && remote.capabilities.readable {
             throw UploadError.sizeMismatch(source: source.name, url: destination, expected: length, found: nil)
         }
-        var verified = false
-        if options.verify || (options.checkServedDigest && object?.sha256 != nil) {
+        var verified = alreadyVerified
+        if !verified, options.verify || (options.checkServedDigest && object?.sha256 != nil) {
             try await verify(object)
             verified = true
         }

@@ -69,12 +69,18 @@ struct Job {
         let length = source.length
         emit(.started(source: source.name, destination: destination, length: length, protocolName: protocolName))
         let record = await store.load(source: source.name, destination: destination)
-        if !options.force, let reason = try await alreadyThere(record) {
-            emit(.skipped(reason: reason))
-            return UploadResult(source: source.name, destination: destination, length: length, bytesSent: 0,
-                                resumedFrom: 0, skipped: true, verified: false, etag: record?.etag)
+        // This source's own unfinished upload comes first: continued, or found finished after all.
+        var write: (any RemoteWrite)?
+        switch try await reattach(record) {
+        case let .write(w): write = w
+        case .finishedEarlier: return try await confirm(length: length, verified: true)
+        case .fresh:
+            if !options.force, let reason = try await alreadyThere(record) {
+                emit(.skipped(reason: reason))
+                return UploadResult(source: source.name, destination: destination, length: length, bytesSent: 0,
+                                    resumedFrom: 0, skipped: true, verified: false, etag: record?.etag)
+            }
         }
-        var write = try await reattach(record)
         let progress = ProgressSampler(counter: sent, total: length, interval: options.progressInterval, emit: emit)
         defer { progress.stop() }
         while true {
@@ -120,21 +126,37 @@ struct Job {
         return existing.info.etag == nil ? "destination holds the same size and offers no ETag or digest" : nil
     }
 
-    /// The earlier attempt's write, when the source is unchanged and the server still has it.
-    mutating func reattach(_ record: ResumeRecord?) async throws -> (any RemoteWrite)? {
-        guard let record, !record.completed, let token = record.token else { return nil }
+    /// What became of the earlier attempt recorded for this source.
+    enum Reattached {
+        /// Nothing to continue: no record, a changed source, or the server lost the upload.
+        case fresh
+        /// The server still holds the upload; continue it.
+        case write(any RemoteWrite)
+        /// The server finished the upload (the process died before it recorded so): nothing left to send.
+        case finishedEarlier
+    }
+
+    /// The earlier attempt's write, when the source is unchanged and the server still has it; when the server
+    /// no longer knows the upload but the destination holds this source (``finishedEarlier()``), nothing is left.
+    mutating func reattach(_ record: ResumeRecord?) async throws -> Reattached {
+        guard let record, !record.completed, let token = record.token else { return .fresh }
         if record.identity != source.identity {
             emit(.restarted(reason: "source changed since the last attempt; starting over"))
             if let old = try? await remote.resumeWrite(name, length: record.length, token: token) { try? await old.abort() }
             await store.remove(source: source.name, destination: destination)
-            return nil
+            return .fresh
         }
-        guard let write = try await withRetries({ try await remote.resumeWrite(name, length: source.length, token: token) }) else {
-            emit(.restarted(reason: "the server no longer holds the earlier upload; starting over"))
-            await store.remove(source: source.name, destination: destination)
-            return nil
+        if let write = try await withRetries({ try await remote.resumeWrite(name, length: source.length, token: token) }) {
+            return .write(write)
         }
-        return write
+        if try await finishedEarlier() {
+            resumedFrom = source.length
+            emit(.resumed(from: source.length))
+            return .finishedEarlier
+        }
+        emit(.restarted(reason: "the server no longer holds the earlier upload; starting over"))
+        await store.remove(source: source.name, destination: destination)
+        return .fresh
     }
 
     /// Creates the remote write and records it before any byte of the body is sent.

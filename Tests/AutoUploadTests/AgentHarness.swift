@@ -52,13 +52,14 @@ final class AgentHarness: Sendable {
         (try? Data(contentsOf: store.appendingPathComponent(path))).map { [UInt8]($0) }
     }
 
-    /// Whether a tus upload in the store's upload folder has at least one block recorded (block-checksum).
+    /// Whether a tus upload in the store's upload folder has at least one block recorded (block-checksum; the
+    /// engine asks for CRC-32C, 4 bytes a block).
     var holdsARecordedBlock: Bool {
         let uploads = store.appendingPathComponent(".skylift-uploads")
         let names = (try? FileManager.default.contentsOfDirectory(atPath: uploads.path)) ?? []
         return names.contains { name in
             name.hasSuffix(".blocks")
-                && ((try? FileManager.default.attributesOfItem(atPath: uploads.appendingPathComponent(name).path))?[.size] as? Int ?? 0) >= 32
+                && ((try? FileManager.default.attributesOfItem(atPath: uploads.appendingPathComponent(name).path))?[.size] as? Int ?? 0) >= 4
         }
     }
 

@@ -47,6 +47,36 @@ import Testing
         #expect(TusProtocol.offset(["Upload-Offset": "-1"]) == nil)
     }
 
+    @Test func blockChecksumIsNegotiatedCRC32CFirst() throws {
+        let base: HTTPHeaders = ["Tus-Version": "1.0.0", "Tus-Extension": "creation,block-checksum", "Tus-Block-Size": "4194304"]
+        var listed = base
+        listed.add("Tus-Block-Checksum-Algorithm", "sha256, CRC32C")
+        let both = try #require(TusOptions(headers: listed))
+        #expect(both.blockSize == 4 << 20 && both.blockChecksum == .crc32c)
+        // A server from before the choice names none: it takes SHA-256.
+        let old = try #require(TusOptions(headers: base))
+        #expect(old.blockSize == 4 << 20 && old.blockChecksum == .sha256)
+        // Only algorithms this client does not know: no block-checksum at all.
+        var unknown = base
+        unknown.add("Tus-Block-Checksum-Algorithm", "md5,xxh3")
+        #expect(try #require(TusOptions(headers: unknown)).blockSize == nil)
+        #expect(TusProtocol.creationHeaders(length: 5, name: "a", blockChecksum: .crc32c)["Upload-Block-Checksum"] == "crc32c")
+        #expect(TusProtocol.creationHeaders(length: 5, name: "a")["Upload-Block-Checksum"] == nil)
+    }
+
+    @Test func blockDigestsHaveTheAlgorithmsSize() throws {
+        let crc = TusProtocol.BlockDigests(first: 3, digests: [[0xE3, 0x06, 0x92, 0x83], [0, 0, 0, 1]])
+        #expect(crc.headerValue == "3 4waSgw==,AAAAAQ==")
+        #expect(TusProtocol.BlockDigests(header: crc.headerValue, byteCount: 4) == crc)
+        #expect(TusProtocol.BlockDigests(header: crc.headerValue, byteCount: 32) == nil)
+        #expect(TusProtocol.BlockDigests(header: "3 4waSgw==,AAAA", byteCount: 4) == nil)
+        guard case let .success(sum) = TusProtocol.parseChecksum("CRC32C 4waSgw==") else { Issue.record("crc32c refused"); return }
+        #expect(sum.algorithm == "crc32c" && sum.digest == [0xE3, 0x06, 0x92, 0x83])
+        #expect(TusProtocol.preferredBlockChecksum(nil) == .sha256)
+        #expect(TusProtocol.preferredBlockChecksum("sha256") == .sha256)
+        #expect(TusProtocol.preferredBlockChecksum(" md5 ") == nil)
+    }
+
     @Test func offerChoosesTusThenDav() {
         let both = RemoteOffer(headers: ["Tus-Version": "1.0.0", "Tus-Extension": "creation", "DAV": "1, 2", "Allow": "GET, PUT, MOVE"])
         #expect(both.choice == .tus && both.dav && both.allow.contains("MOVE"))

@@ -109,7 +109,7 @@ final class CloudFixture {
     }
 
     /// Waits until the server durably holds `blocks` blocks of a tus `block-checksum` upload (its `.blocks`
-    /// files), or a resume record says the server confirmed a part, so a kill lands mid-upload. False if
+    /// files, 4 bytes of CRC-32C a block), or a resume record says the server confirmed a part, so a kill lands mid-upload. False if
     /// neither happens within 30 s.
     func waitForConfirmedPart(blocks: Int = 1) -> Bool {
         let records = dir.appendingPathComponent("state/uploads")
@@ -117,7 +117,7 @@ final class CloudFixture {
         for _ in 0..<30_000 {
             for name in (try? FileManager.default.contentsOfDirectory(atPath: uploads.path)) ?? [] where name.hasSuffix(".blocks") {
                 let size = (try? FileManager.default.attributesOfItem(atPath: uploads.appendingPathComponent(name).path))?[.size] as? Int ?? 0
-                if size >= 32 * blocks { return true }
+                if size >= 4 * blocks { return true }
             }
             for name in (try? FileManager.default.contentsOfDirectory(atPath: records.path)) ?? [] where name.hasSuffix(".json") {
                 if let data = try? Data(contentsOf: records.appendingPathComponent(name)),

@@ -80,13 +80,14 @@ final class WatchCloud: Sendable {
     func count(_ method: String) -> Int { log.lines.withLock { $0.filter { $0.hasPrefix(method + " ") }.count } }
 
     /// Waits (up to 30 s) until the server has kept at least one 4 MiB block of a tus upload (its `.blocks` ledger
-    /// holds a digest): with `block-checksum` the file goes in one PATCH, so a count of PATCHes cannot time a kill.
+    /// holds a CRC-32C, 4 bytes): with `block-checksum` the file goes in one PATCH, so a count of PATCHes cannot
+    /// time a kill.
     func waitForHeldBlock() -> Bool {
         let uploads = stored(".skylift-uploads")
         for _ in 0..<30_000 {
             for name in (try? FileManager.default.contentsOfDirectory(atPath: uploads.path)) ?? [] where name.hasSuffix(".blocks") {
                 let size = (try? FileManager.default.attributesOfItem(atPath: uploads.appendingPathComponent(name).path))?[.size] as? Int ?? 0
-                if size >= 32 { return true }
+                if size >= 4 { return true }
             }
             usleep(1000)
         }

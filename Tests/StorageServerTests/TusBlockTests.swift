@@ -12,17 +12,25 @@ import TestPrograms
     static let octets = TusTests.octets
 
     /// Creates a `block-checksum` upload of `length` bytes named `name` in /dav/inbox/.
-    static func create(_ f: ServerFixture, length: Int, name: String) throws -> String {
-        let r = try Curl.run(["-X", "POST"] + tus + ["-H", "Upload-Length: \(length)", "-H", "Upload-Block-Checksum: sha256"]
+    static func create(_ f: ServerFixture, length: Int, name: String, checksum: BlockChecksumAlgorithm = .sha256) throws -> String {
+        let r = try Curl.run(["-X", "POST"] + tus + ["-H", "Upload-Length: \(length)", "-H", "Upload-Block-Checksum: \(checksum.rawValue)"]
                              + TusTests.metadata([("filename", name)]) + [f.url("/dav/inbox/")])
         #expect(r.status == 201, "create: \(r.status) \(r.text)")
         #expect(r.header("Upload-Block-Size") == String(block))
+        #expect(r.header("Upload-Block-Checksum") == checksum.rawValue)
         return try #require(r.header("Location"))
     }
 
-    static func digests(_ bytes: [UInt8], from first: Int = 0) -> String {
+    /// The checksum of `bytes` with `algorithm`.
+    static func sum(_ bytes: ArraySlice<UInt8>, _ algorithm: BlockChecksumAlgorithm) -> [UInt8] {
+        var c = BlockChecksum(algorithm)
+        Array(bytes).withUnsafeBytes { c.update($0) }
+        return c.finalizeAndReset()
+    }
+
+    static func digests(_ bytes: [UInt8], from first: Int = 0, _ algorithm: BlockChecksumAlgorithm = .sha256) -> String {
         let blocks = stride(from: first * block, to: bytes.count, by: block).map { start in
-            Data(Digest.hash(.sha256, bytes[start ..< min(start + block, bytes.count)])).base64EncodedString()
+            Data(sum(bytes[start ..< min(start + block, bytes.count)], algorithm)).base64EncodedString()
         }
         return "\(first) " + blocks.joined(separator: ",")
     }

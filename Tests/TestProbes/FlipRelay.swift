@@ -7,19 +7,23 @@ import Glibc
 /// A TCP relay on a free loopback port in front of `127.0.0.1:upstream` that flips one bit of the byte at
 /// position `flipAt` of everything clients send (counted across connections, in order), once, and counts the
 /// request bytes it forwards: a damaged wire and a meter of what the server received. `pause` (microseconds
-/// per 64 KiB read) slows uploads down so a test can kill a client mid-body on any machine.
+/// per 64 KiB read) slows uploads down so a test can kill a client mid-body on any machine. `holdAfter` (a
+/// request header's text) withholds every answer from the read that carries it on: the server acts on the
+/// request but the client never hears back, as when a process dies just before the answer arrives.
 public final class FlipRelay: Sendable {
     public let port: UInt16
     private let listener: Int32
     private let upstream: UInt16
     private let flipAt: Int64?
     private let pause: UInt32
-    private let state = Mutex((sent: Int64(0), flipped: false, open: [Int32]()))
+    private let holdAfter: [UInt8]?
+    private let state = Mutex((sent: Int64(0), flipped: false, open: [Int32](), holding: false, released: false))
 
-    public init(upstream: UInt16, flipAt: Int64? = nil, pause: UInt32 = 0) throws {
+    public init(upstream: UInt16, flipAt: Int64? = nil, pause: UInt32 = 0, holdAfter: String? = nil) throws {
         self.upstream = upstream
         self.flipAt = flipAt
         self.pause = pause
+        self.holdAfter = holdAfter.map { Array($0.utf8) }
         listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = Self.loopback(0)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
@@ -36,6 +40,11 @@ public final class FlipRelay: Sendable {
     public var bytesSent: Int64 { state.withLock { $0.sent } }
     /// Whether the flip happened.
     public var flipped: Bool { state.withLock { $0.flipped } }
+    /// Whether answers are being withheld (a request carried `holdAfter`).
+    public var holding: Bool { state.withLock { $0.holding } }
+
+    /// Passes answers again, and never holds them after this.
+    public func release() { state.withLock { $0.holding = false; $0.released = true } }
 
     /// Stops accepting and cuts every open connection.
     public func stop() {
@@ -80,6 +89,8 @@ public final class FlipRelay: Sendable {
             if request {
                 damage(&buffer, n)
                 if pause > 0 { usleep(pause) }
+            } else if holding {
+                continue
             }
             var done = 0
             while done < n {
@@ -101,6 +112,17 @@ public final class FlipRelay: Sendable {
                 s.flipped = true
             }
             s.sent += Int64(n)
+            if let holdAfter, !s.holding, !s.released, Self.contains(buffer[0 ..< n], holdAfter) { s.holding = true }
         }
+    }
+
+    private static func contains(_ haystack: ArraySlice<UInt8>, _ needle: [UInt8]) -> Bool {
+        guard !needle.isEmpty, haystack.count >= needle.count else { return false }
+        var i = haystack.startIndex
+        while i + needle.count <= haystack.endIndex {
+            if haystack[i] == needle[0], haystack[i ..< i + needle.count].elementsEqual(needle) { return true }
+            i += 1
+        }
+        return false
     }
 }
