@@ -5,14 +5,14 @@
 #   scripts/install.sh [PREFIX]
 #
 # The installed binary needs no Swift toolchain: it loads only Debian 12 libraries, from the packages in
-# RUNTIME_PKGS below (libmicrohttpd, SQLite, libcrypto, libcurl, libxml2 stay shared system libraries). They
+# RUNTIME_PKGS below (libmicrohttpd, SQLite, libcrypto and libcurl stay shared system libraries). They
 # are installed here with apt (as root, or through sudo), and the script refuses to finish if `ldd` shows
 # any library that would come from the toolchain or from a package not in that list.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PREFIX=${1:-$HOME/.local}
 case "$PREFIX" in /*) ;; *) PREFIX="$PWD/$PREFIX" ;; esac
-RUNTIME_PKGS=(libc6 libgcc-s1 libstdc++6 libmicrohttpd12 libsqlite3-0 libssl3 libcurl4 libxml2)
+RUNTIME_PKGS=(libc6 libgcc-s1 libstdc++6 libmicrohttpd12 libsqlite3-0 libssl3 libcurl4)
 
 # binutils: readelf, to list the libraries the binary names.
 scripts/deps.sh binutils "${RUNTIME_PKGS[@]}"

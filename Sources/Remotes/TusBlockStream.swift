@@ -1,3 +1,4 @@
+import BlobStream
 import Foundation
 import Hashing
 
@@ -6,19 +7,17 @@ import Hashing
 /// a fraction of what copying them costs).
 ///
 /// Read by one transport thread at a time and handed over by the opener closure, never shared.
-final class TusBlockStream: InputStream {
-    private let base: InputStream
+final class TusBlockStream: ForwardingInputStream {
     private let ledger: TusBlockLedger
     private var position: Int64
     /// Nil until the stream reaches a block boundary (a body starting mid-block cannot checksum that block).
     private var digest: BlockChecksum?
 
     init(base: InputStream, offset: Int64, ledger: TusBlockLedger) {
-        self.base = base
         self.ledger = ledger
         position = offset
         digest = offset % ledger.blockSize == 0 ? BlockChecksum(ledger.checksum) : nil
-        super.init(data: Data())
+        super.init(base: base)
     }
 
     override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) -> Int {
@@ -42,24 +41,4 @@ final class TusBlockStream: InputStream {
         }
         return n
     }
-
-    override func open() { base.open() }
-    override func close() { base.close() }
-    override var streamStatus: Stream.Status { base.streamStatus }
-    override var streamError: Error? { base.streamError }
-    override var hasBytesAvailable: Bool { base.hasBytesAvailable }
-    override func getBuffer(_ buffer: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, length len: UnsafeMutablePointer<Int>) -> Bool { false }
-    override var delegate: StreamDelegate? {
-        get { nil }
-        set {}
-    }
-    #if os(Linux)
-    override func property(forKey key: Stream.PropertyKey) -> AnyObject? { base.property(forKey: key) }
-    override func setProperty(_ property: AnyObject?, forKey key: Stream.PropertyKey) -> Bool { false }
-    #else
-    override func property(forKey key: Stream.PropertyKey) -> Any? { base.property(forKey: key) }
-    override func setProperty(_ property: Any?, forKey key: Stream.PropertyKey) -> Bool { false }
-    #endif
-    override func schedule(in aRunLoop: RunLoop, forMode mode: RunLoop.Mode) {}
-    override func remove(from aRunLoop: RunLoop, forMode mode: RunLoop.Mode) {}
 }

@@ -8,9 +8,14 @@ public protocol Command {
     static var spec: CommandSpec { get }
     /// Runs with the typed command line; returns the process exit status.
     static func run(_ invocation: Invocation<Options>, context: CommandContext) async throws -> Int32
+    /// Whether the command runs until SIGINT or SIGTERM and then stops cleanly (it waits on a
+    /// ``ShutdownSignal``); the process then catches those signals from its start.
+    static var stopsOnSignal: Bool { get }
 }
 
 extension Command {
+    public static var stopsOnSignal: Bool { false }
+
     /// Types `arguments` (already checked against `spec`) into `Options` and runs.
     static func run(parsed arguments: ParsedArguments, context: CommandContext) async throws -> Int32 {
         try await run(Invocation(arguments), context: context)

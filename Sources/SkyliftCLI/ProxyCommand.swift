@@ -64,6 +64,8 @@ public enum ProxyCommand: Command {
             ] + LogOptions.declarations.within(\.log) + ClientTLS.declarations.within(\.tls) + S3Options.declarations.within(\.s3)
     }
 
+    public static let stopsOnSignal = true
+
     public static func run(_ invocation: Invocation<Options>, context: CommandContext) async throws -> Int32 {
         let options = invocation.options
         let (origin, isS3) = try checkedOrigin(options)

@@ -56,6 +56,8 @@ public enum ServeCommand: Command {
         ] + LogOptions.declarations.only(\.quiet).help(\.quiet, "no access log on stderr").within(\.log)
     }
 
+    public static let stopsOnSignal = true
+
     public static func run(_ invocation: Invocation<Options>, context: CommandContext) async throws -> Int32 {
         let options = invocation.options
         try options.exclusive(\.token.token, \.token.tokenFile, \.noAuth, command: spec.name)

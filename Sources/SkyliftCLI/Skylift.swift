@@ -79,4 +79,12 @@ public enum Skylift {
     }
 
     public static let version = "0.1.0"
+
+    /// Sets up the process for `arguments`, first thing: a command that stops on a signal gets SIGINT and SIGTERM
+    /// caught at once (``ShutdownSignal/catchSignals()``), so one sent while it starts is neither lost nor fatal.
+    public static func prepareProcess(_ arguments: [String]) {
+        if let name = arguments.first, commands.first(where: { $0.spec.name == name })?.stopsOnSignal == true {
+            ShutdownSignal.catchSignals()
+        }
+    }
 }

@@ -68,6 +68,8 @@ public enum WatchCommand: Command {
         ] + ClientTLS.declarations.within(\.tls) + S3Options.declarations.within(\.s3)
     }
 
+    public static let stopsOnSignal = true
+
     public static func run(_ invocation: Invocation<Options>, context: CommandContext) async throws -> Int32 {
         let given = invocation.options
         let dir = URL(fileURLWithPath: invocation.positionals[0]).standardizedFileURL

@@ -63,10 +63,10 @@ public enum HTTPDate {
         return v
     }
 
-    private static func pad(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+    static func pad(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
 
     // Howard Hinnant's civil-from-days algorithm (public domain description of the calendar math).
-    private static func civil(fromDays z0: Int64) -> (Int, Int, Int) {
+    static func civil(fromDays z0: Int64) -> (Int, Int, Int) {
         let z = z0 + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let doe = z - era * 146_097
@@ -79,7 +79,7 @@ public enum HTTPDate {
         return (Int(m <= 2 ? y + 1 : y), Int(m), Int(d))
     }
 
-    private static func days(fromCivil y0: Int, _ m: Int, _ d: Int) -> Int64 {
+    static func days(fromCivil y0: Int, _ m: Int, _ d: Int) -> Int64 {
         let y = Int64(m <= 2 ? y0 - 1 : y0)
         let era = (y >= 0 ? y : y - 399) / 400
         let yoe = y - era * 400
@@ -91,7 +91,7 @@ public enum HTTPDate {
 }
 
 extension Int64 {
-    fileprivate func floorDivided(by d: Int64) -> (Int64, Int64) {
+    func floorDivided(by d: Int64) -> (Int64, Int64) {
         var q = self / d, r = self % d
         if r < 0 { q -= 1; r += d }
         return (q, r)

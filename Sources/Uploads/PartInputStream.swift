@@ -1,3 +1,4 @@
+import BlobStream
 import Foundation
 import Synchronization
 
@@ -14,8 +15,7 @@ public final class SentCounter: Sendable {
 ///
 /// The transport reads it from one thread at a time; `InputStream` itself is not Sendable, so the wrapper is
 /// handed over by the opener closure and never shared.
-final class PartInputStream: InputStream {
-    private let base: InputStream
+final class PartInputStream: ForwardingInputStream {
     private var remaining: Int64
     private let counter: SentCounter
     /// Counts this stream's bytes alone, when the caller needs to know what one attempt streamed.
@@ -23,11 +23,10 @@ final class PartInputStream: InputStream {
     private var status: Stream.Status = .notOpen
 
     init(base: InputStream, limit: Int64, counter: SentCounter, attempt: SentCounter? = nil) {
-        self.base = base
         self.remaining = limit
         self.counter = counter
         self.attempt = attempt
-        super.init(data: Data())
+        super.init(base: base)
     }
 
     override func open() {
@@ -46,8 +45,6 @@ final class PartInputStream: InputStream {
         return status
     }
 
-    override var streamError: Error? { base.streamError }
-
     override var hasBytesAvailable: Bool { remaining > 0 && base.hasBytesAvailable }
 
     override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) -> Int {
@@ -60,21 +57,4 @@ final class PartInputStream: InputStream {
         }
         return n
     }
-
-    override func getBuffer(_ buffer: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, length len: UnsafeMutablePointer<Int>) -> Bool { false }
-
-    override var delegate: StreamDelegate? {
-        get { nil }
-        set {}
-    }
-
-    #if os(Linux)
-    override func property(forKey key: Stream.PropertyKey) -> AnyObject? { base.property(forKey: key) }
-    override func setProperty(_ property: AnyObject?, forKey key: Stream.PropertyKey) -> Bool { false }
-    #else
-    override func property(forKey key: Stream.PropertyKey) -> Any? { base.property(forKey: key) }
-    override func setProperty(_ property: Any?, forKey key: Stream.PropertyKey) -> Bool { false }
-    #endif
-    override func schedule(in aRunLoop: RunLoop, forMode mode: RunLoop.Mode) {}
-    override func remove(from aRunLoop: RunLoop, forMode mode: RunLoop.Mode) {}
 }

@@ -71,7 +71,7 @@ public struct ResumeStore: ResumeState {
         let url = fileURL(source: source, destination: destination)
         guard let data = try? Data(contentsOf: url) else { return nil }
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
+        decoder.dateDecodingStrategy = .utcTimestamp
         guard let record = try? decoder.decode(ResumeRecord.self, from: data),
               record.source == source, record.destination == destination else { return nil }
         return record
@@ -84,7 +84,7 @@ public struct ResumeStore: ResumeState {
         let folder = url.deletingLastPathComponent()
         do {
             let encoder = JSONEncoder()
-            encoder.dateEncodingStrategy = .iso8601
+            encoder.dateEncodingStrategy = .utcTimestamp
             encoder.outputFormatting = [.sortedKeys]
             try AtomicFile.replace(url.path, with: Array(try encoder.encode(record)))
         } catch {

@@ -6,6 +6,9 @@
 # Usage: bench/upload/run.sh [SIZE_MIB=1024] [RUNS=3] [PART=] [KILL_MIB=512]
 #   PART: pass --part-size PART to skylift (default: none, the default settings).
 #   SKYLIFT_BIN=path: run that binary (e.g. an older build, for before/after) instead of building this tree.
+#   RSS_ONLY=1: only peak memory: RUNS uploads, each one's peak RSS (VmHWM, /usr/bin/time %M), the lowest, and
+#     `skylift --help` the same way; no curl and no kills. With DETAIL=1 as well, the upload's /proc/PID/smaps is
+#     sampled every 50 ms and the fullest sample broken down: anonymous vs file-backed, then the largest mappings.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SIZE_MIB=${1:-1024}
@@ -26,6 +29,44 @@ TOKEN=bench-token
 SERVE_PID=$!
 for _ in $(seq 50); do grep -q "url:" "$WORK/serve.out" 2>/dev/null && break; sleep 0.1; done
 URL=$(awk '/url:/ {print $2}' "$WORK/serve.out")
+
+if [ "${RSS_ONLY:-0}" = 1 ]; then
+    # Resident KiB per mapping of PID (a path's mappings summed; unnamed ones as [anon]); first line the totals.
+    sample() {
+        awk '/^[0-9a-f]+-[0-9a-f]+ / { name = (NF >= 6 ? $6 : "[anon]") }
+             /^Rss:/ { rss[name] += $2; total += $2 }
+             /^Anonymous:/ { anon += $2 }
+             END { printf "total %d anon %d\n", total, anon; for (n in rss) if (rss[n] > 0) printf "%d %s\n", rss[n], n }' "/proc/$1/smaps" 2>/dev/null
+    }
+    lowest=0
+    for i in $(seq "$RUNS"); do
+        rm -rf "$WORK/root/sky" "$WORK/state"
+        /usr/bin/time -f "%M" -o "$WORK/sky.rss" "$BIN" upload "$WORK/file.bin" --to "${URL}sky/" --token "$TOKEN" --state "$WORK/state" "${PART_ARGS[@]}" > /dev/null &
+        timer=$!
+        best=0
+        while [ "${DETAIL:-0}" = 1 ] && kill -0 "$timer" 2>/dev/null; do
+            pid=$(pgrep -P "$timer" | head -1 || true)
+            if [ -n "$pid" ] && s=$(sample "$pid") && [ -n "$s" ]; then
+                t=$(head -1 <<<"$s" | awk '{print $2}')
+                [ "$t" -gt "$best" ] && { best=$t; echo "$s" > "$WORK/peak.smaps"; }
+            fi
+            sleep 0.05
+        done
+        wait "$timer"
+        cmp -s "$WORK/file.bin" "$WORK/root/sky/file.bin" || { echo "skylift upload differs" >&2; exit 1; }
+        r=$(cat "$WORK/sky.rss")
+        echo "run $i: skylift upload peak RSS $r KiB"
+        if [ "$lowest" = 0 ] || [ "$r" -lt "$lowest" ]; then lowest=$r; fi
+        if [ "$best" -gt 0 ]; then
+            head -1 "$WORK/peak.smaps" | awk '{ printf "  fullest smaps sample: %d KiB resident, %d KiB anonymous, %d KiB file-backed\n", $2, $4, $2 - $4 }'
+            tail -n +2 "$WORK/peak.smaps" | sort -rn | head -16 | awk '{ printf "  %6d KiB  %s\n", $1, $2 }'
+        fi
+    done
+    help=$(for _ in 1 2 3; do /usr/bin/time -f "%M" "$BIN" --help 2>&1 >/dev/null; done | sort -n | head -1)
+    kib() { awk -v k="$1" 'BEGIN { printf "%d KiB (%.1f MiB)", k, k / 1024 }'; }
+    echo "peak RSS, ${SIZE_MIB} MiB, lowest of $RUNS: skylift upload $(kib "$lowest")   skylift --help (lowest of 3) $(kib "$help")"
+    exit 0
+fi
 
 now() { date +%s.%N; }
 rate() { awk -v s="$SIZE_MIB" -v t="$1" 'BEGIN { printf "%.0f", s / t }'; }
