@@ -29,9 +29,6 @@ let noAttributeErrno = ENOATTR
 #endif
 
 #if canImport(Darwin)
-/// No `sync_file_range` on Darwin: dirty pages wait for the final `fsync`.
-func startWriteback(_ fd: Int32, offset: Int64, length: Int64) -> Bool { false }
-
 /// Darwin numbers no mounts; the device (`st_dev`) tells file systems apart.
 func mountID(_ fd: Int32) -> UInt64? { nil }
 #endif

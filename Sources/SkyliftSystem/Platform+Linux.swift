@@ -62,20 +62,11 @@ let noAttributeErrno = ENODATA
 #endif
 
 #if os(Linux)
-// sync_file_range and statx are `_GNU_SOURCE` declarations the Glibc module leaves out: looked up once too.
+// statx is a `_GNU_SOURCE` declaration the Glibc module leaves out: looked up once too.
 
-private typealias SyncFileRange = @convention(c) (Int32, Int64, Int64, UInt32) -> Int32
 private typealias StatX = @convention(c) (Int32, UnsafePointer<CChar>, Int32, UInt32, UnsafeMutableRawPointer) -> Int32
 
-private let linuxSyncFileRange = libcSymbol("sync_file_range", as: SyncFileRange.self)
 private let linuxStatX = libcSymbol("statx", as: StatX.self)
-
-/// Starts writing a range's dirty pages to disk and returns without waiting for them (`sync_file_range` with
-/// SYNC_FILE_RANGE_WRITE); false where the call is missing or refused.
-func startWriteback(_ fd: Int32, offset: Int64, length: Int64) -> Bool {
-    // SYNC_FILE_RANGE_WRITE is 2 in the Linux ABI.
-    linuxSyncFileRange?(fd, offset, length, 2) == 0
-}
 
 /// The id of the mount the open file `fd` lies on (`statx` with STATX_MNT_ID, Linux 5.8 and later); nil where
 /// the kernel or libc does not say.

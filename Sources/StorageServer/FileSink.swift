@@ -12,13 +12,8 @@ final class FileSink {
     private(set) var written: Int64 = 0
     private let buffer: UnsafeMutableRawBufferPointer
     private var filled = 0
-    /// Bytes handed to the kernel, and how many of them it was asked to start writing to disk.
-    private var onDisk: Int64 = 0
-    private var writebackStarted: Int64 = 0
 
     static let bufferSize = 512 * 1024
-    /// Every this many bytes the kernel is asked to start writing them out (see ``write(_:)``).
-    static let writebackStep: Int64 = 8 << 20
 
     /// Takes ownership of `file`.
     init(file: FileDescriptor, path: String, digests: DigestRecorder?) {
@@ -86,15 +81,7 @@ final class FileSink {
         try write(pending)
     }
 
-    /// Writes, and every ``writebackStep`` bytes starts their writeback: the disk then works while the rest
-    /// of the body arrives (and is hashed), instead of all of it waiting for the final `fsync`, which is
-    /// short then. Without it Linux would start only past its dirty-page threshold (10% of memory).
     private func write(_ bytes: UnsafeRawBufferPointer) throws {
         do { try file.writeAll(bytes, path: path) } catch { throw FileSystemError(error) }
-        onDisk += Int64(bytes.count)
-        if onDisk - writebackStarted >= Self.writebackStep {
-            file.startWriteback(offset: writebackStarted, length: onDisk - writebackStarted)
-            writebackStarted = onDisk
-        }
     }
 }
