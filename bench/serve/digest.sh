@@ -7,7 +7,8 @@
 # They take turns, ROUNDS rounds of one curl PUT of a SIZE_MIB file each; best of ROUNDS, and the ratios.
 # Usage: bench/serve/digest.sh         (SIZE_MIB=1024 ROUNDS=5 DIGESTS=sha256 by default; ROOT=/dev/shm takes
 #        the disk out, so the hashing cost shows against memory-speed writes; BIN=… uses a skylift built elsewhere;
-#        CONTENT_DIGEST=1 sends the body's Content-Digest with every PUT, as `skylift upload` does over WebDAV)
+#        CONTENT_DIGEST=1 sends the body's Content-Digest with every PUT, as `skylift upload` does over WebDAV;
+#        BASE_LABEL names BASE_BIN in the output when it is not the merge-base)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SIZE_MIB=${SIZE_MIB:-1024}
@@ -68,7 +69,7 @@ start() {
     printf -v "BEST_$name" '%s' 0
     names+=("$name") labels+=("$label")
 }
-start base "base (no digests)" "$BASE_BIN"
+start base "${BASE_LABEL:-base (no digests)}" "$BASE_BIN"
 [[ -n "${NOHASH_BIN:-}" ]] && start nohash "this tree, hashing left out" "$NOHASH_BIN"
 start with "recording $DIGESTS" "$BIN" --digests "$DIGESTS"
 
