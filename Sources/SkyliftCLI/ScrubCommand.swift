@@ -17,8 +17,10 @@ public enum ScrubCommand: Command {
         without a record are hashed and recorded now, so the next scrub checks them, unless
         --no-record is given. With --rate the reading is limited to BYTES per second (suffixes K,
         M, G), so a scrub can run in the background beside the server. The result is kept in the
-        store and shown by `skylift status`. Exit status 1 when a file mismatched or could not be
-        read.
+        store and shown by `skylift status`. Links are never followed; special files, whatever
+        lies on another file system or mount (a mount point below the store) and folders
+        \(StoreScrub.maxDepth) deep are not entered or read: each is listed as skipped. Exit status 1
+        when a file mismatched or could not be read.
         """,
         options: Options.specs,
         examples: [
@@ -89,6 +91,9 @@ public enum ScrubCommand: Command {
         for finding in report.findings {
             lines.append("  \(finding.kind.rawValue): \(finding.path)" + (finding.detail.map { " (\($0))" } ?? ""))
         }
+        for skip in report.skipped {
+            lines.append("  skipped (\(skip.reason.rawValue)): \(skip.path)" + (skip.detail.map { " (\($0))" } ?? ""))
+        }
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -98,6 +103,7 @@ public enum ScrubCommand: Command {
                      "\(report.count(.unrecorded)) unrecorded" + (report.recorded > 0 ? " (\(report.recorded) recorded now)" : "")]
         if report.count(.changed) > 0 { parts.append("\(report.count(.changed)) changed while read") }
         if report.count(.unreadable) > 0 { parts.append("\(report.count(.unreadable)) unreadable") }
+        if !report.skipped.isEmpty { parts.append("\(report.skipped.count) skipped") }
         return "\(report.root): \(report.files) files, \(ByteCount.format(report.bytes)): " + parts.joined(separator: ", ")
     }
 }

@@ -27,3 +27,8 @@ func systemSetAttribute(_ fd: Int32, _ name: String, _ value: UnsafeRawPointer?,
 func systemRemoveAttribute(_ fd: Int32, _ name: String) -> Int32 { fremovexattr(fd, name, 0) }
 let noAttributeErrno = ENOATTR
 #endif
+
+#if canImport(Darwin)
+/// Darwin numbers no mounts; the device (`st_dev`) tells file systems apart.
+func mountID(_ fd: Int32) -> UInt64? { nil }
+#endif

@@ -60,3 +60,26 @@ func systemRemoveAttribute(_ fd: Int32, _ name: String) -> Int32 {
 /// errno for "no such attribute".
 let noAttributeErrno = ENODATA
 #endif
+
+#if os(Linux)
+// statx is a `_GNU_SOURCE` declaration the Glibc module leaves out: looked up once too.
+
+private typealias StatX = @convention(c) (Int32, UnsafePointer<CChar>, Int32, UInt32, UnsafeMutableRawPointer) -> Int32
+
+private let linuxStatX = libcSymbol("statx", as: StatX.self)
+
+/// The id of the mount the open file `fd` lies on (`statx` with STATX_MNT_ID, Linux 5.8 and later); nil where
+/// the kernel or libc does not say.
+func mountID(_ fd: Int32) -> UInt64? {
+    guard let call = linuxStatX else { return nil }
+    // struct statx is 256 bytes, fixed by the Linux ABI: stx_mask (u32) at 0, stx_mnt_id (u64) at 144.
+    // Flags AT_EMPTY_PATH (0x1000) | AT_SYMLINK_NOFOLLOW (0x100) describe `fd` itself; mask STATX_MNT_ID (0x1000).
+    return withUnsafeTemporaryAllocation(byteCount: 256, alignment: 8) { buffer -> UInt64? in
+        guard let base = buffer.baseAddress else { return nil }
+        base.initializeMemory(as: UInt8.self, repeating: 0, count: 256)
+        guard call(fd, "", 0x1000 | 0x100, 0x1000, base) == 0,
+              base.load(as: UInt32.self) & 0x1000 != 0 else { return nil }
+        return base.load(fromByteOffset: 144, as: UInt64.self)
+    }
+}
+#endif

@@ -14,6 +14,7 @@ final class DigestRecorder: @unchecked Sendable {
     }
 
     private let running: [Running]
+    private var finished: [DigestAlgorithm: [UInt8]]?
 
     /// SHA-256 always, plus the others in `algorithms`.
     init(_ algorithms: Set<DigestAlgorithm>) {
@@ -21,16 +22,26 @@ final class DigestRecorder: @unchecked Sendable {
     }
 
     func update(_ bytes: UnsafeRawBufferPointer) {
+        assert(finished == nil, "DigestRecorder updated after its digests were read")
         for r in running { r.digest.update(bytes) }
     }
 
-    /// The record for the file the bytes went to, as `stat` describes it after the last write.
-    /// The recorder must not be used afterwards.
-    func finish(for stat: FileStat) -> DigestRecord {
+    /// The digests of every byte seen. Once asked, the recorder takes no more bytes.
+    func digests() -> [DigestAlgorithm: [UInt8]] {
+        if let finished { return finished }
         var found: [DigestAlgorithm: [UInt8]] = [:]
-        for r in running {
-            found[r.digest.algorithm] = r.digest.finalizeAndReset()
-        }
+        for r in running { found[r.digest.algorithm] = r.digest.finalizeAndReset() }
+        finished = found
+        return found
+    }
+
+    /// The SHA-256 of every byte seen: what a PUT's `Content-Digest` is checked against, so a body the client
+    /// announced is hashed once, not once for the record and once for the check.
+    var sha256: [UInt8] { digests()[.sha256] ?? [] }
+
+    /// The record for the file the bytes went to, as `stat` describes it after the last write.
+    func finish(for stat: FileStat) -> DigestRecord {
+        let found = digests()
         return DigestRecord(sha256: found[.sha256] ?? [], sha1: found[.sha1], md5: found[.md5], size: stat.size,
                             mtimeNanoseconds: stat.mtimeNanoseconds, inode: stat.inode)
     }

@@ -1,6 +1,5 @@
 import Foundation
 import HTTPServer
-import Hashing
 import SkyliftCore
 import SkyliftSystem
 
@@ -19,9 +18,10 @@ final class PutReceiver: HTTPBodyReceiver {
     private let maxSize: Int64
     private let digests: DigestStore
     private var failed = false
-    /// The body's SHA-256 as the client announced it (`Content-Digest`), and the running digest to check it.
+    /// The body's SHA-256 as the client announced it (`Content-Digest`), checked against the recorder's.
     private let expected: [UInt8]?
-    private var digest: Digest?
+    /// Hashes the body once, for the record and for the check against `expected`.
+    private let recorder: DigestRecorder
 
     /// Creates the temp file; throws when it cannot be created. With `expected` the body must hash to it.
     init(target: StoragePath, maxSize: Int64, digests: DigestStore, expected: [UInt8]? = nil) throws {
@@ -29,7 +29,7 @@ final class PutReceiver: HTTPBodyReceiver {
         self.maxSize = maxSize
         self.digests = digests
         self.expected = expected
-        digest = expected == nil ? nil : Digest(.sha256)
+        recorder = digests.recorder()
         guard case let .success(place) = FileTree.locate(target, followLast: false) else {
             throw FileSystemError(operation: "open", path: target.relative, errno: ENOENT)
         }
@@ -39,7 +39,7 @@ final class PutReceiver: HTTPBodyReceiver {
             file = try FileDescriptor.open(tempName, .writeOnly, options: [.create, .exclusive], permissions: 0o644,
                                            in: FileDescriptor(rawValue: place.folder), label: target.relative)
         } catch { throw FileSystemError(error) }
-        sink = FileSink(file: file, path: target.relative, digests: digests.recorder())
+        sink = FileSink(file: file, path: target.relative, digests: recorder)
     }
 
     func receive(_ chunk: UnsafeRawBufferPointer) -> HTTPResponse? {
@@ -48,13 +48,13 @@ final class PutReceiver: HTTPBodyReceiver {
             return fail(.text(413, "body larger than \(maxSize) bytes"))
         }
         do { try sink.append(chunk) } catch { return fail(Self.response(for: error, path: target)) }
-        digest?.update(chunk)
         return nil
     }
 
     func finish() -> HTTPResponse {
         if failed { return .text(500, "upload failed") }
-        if let expected, let d = digest.take(), d.finalize() != expected {
+        do { try sink.finishHashing() } catch { return fail(Self.response(for: error, path: target)) }
+        if let expected, recorder.sha256 != expected {
             // Damaged on the way: nothing is stored, and the client is told it may send the body again.
             return fail(.text(400, "body does not match its Content-Digest", headers: [ServerDigest.mismatchHeader: "sha-256=10"]))
         }

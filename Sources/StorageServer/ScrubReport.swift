@@ -31,6 +31,33 @@ public struct ScrubReport: Codable, Sendable, Equatable {
         }
     }
 
+    /// Something in the tree the scrub did not enter or check, by its rules (see `skylift scrub --help`).
+    public struct Skip: Codable, Sendable, Equatable {
+        public enum Reason: String, Codable, Sendable {
+            /// A folder at the depth limit: not entered.
+            case tooDeep = "too-deep"
+            /// On another file system than the store (a mount point below the root).
+            case otherFileSystem = "other-file-system"
+            /// On another mount of the store's file system (a bind mount below the root).
+            case otherMount = "other-mount"
+            /// A symbolic link: never followed.
+            case link
+            /// A FIFO, socket or device.
+            case special
+        }
+
+        /// Path below the root.
+        public var path: String
+        public var reason: Reason
+        public var detail: String?
+
+        public init(path: String, reason: Reason, detail: String? = nil) {
+            self.path = path
+            self.reason = reason
+            self.detail = detail
+        }
+    }
+
     /// The store's real path.
     public var root: String
     public var started: Date
@@ -42,11 +69,29 @@ public struct ScrubReport: Codable, Sendable, Equatable {
     /// Unrecorded files given a record by this run.
     public var recorded: Int
     public var findings: [Finding]
+    /// What was not entered or checked (links, special files, other file systems and mounts, too deep).
+    public var skipped: [Skip]
 
     /// Mismatched or unreadable files: what makes `scrub` exit 1.
     public var damaged: [Finding] { findings.filter { $0.kind == .mismatch || $0.kind == .unreadable } }
 
     public func count(_ kind: Finding.Kind) -> Int { findings.lazy.filter { $0.kind == kind }.count }
+
+    public init(root: String, started: Date, finished: Date, files: Int, bytes: Int64, matched: Int, recorded: Int,
+                findings: [Finding], skipped: [Skip] = []) {
+        (self.root, self.started, self.finished, self.files, self.bytes) = (root, started, finished, files, bytes)
+        (self.matched, self.recorded, self.findings, self.skipped) = (matched, recorded, findings, skipped)
+    }
+
+    /// Reads a report; one saved before skips were reported has none.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        try self.init(root: c.decode(String.self, forKey: .root), started: c.decode(Date.self, forKey: .started),
+                      finished: c.decode(Date.self, forKey: .finished), files: c.decode(Int.self, forKey: .files),
+                      bytes: c.decode(Int64.self, forKey: .bytes), matched: c.decode(Int.self, forKey: .matched),
+                      recorded: c.decode(Int.self, forKey: .recorded), findings: c.decode([Finding].self, forKey: .findings),
+                      skipped: c.decodeIfPresent([Skip].self, forKey: .skipped) ?? [])
+    }
 
     static let fileName = PathResolver.hiddenPrefix + "scrub.json"
 

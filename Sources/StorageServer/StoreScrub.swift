@@ -4,8 +4,8 @@ import SkyliftSystem
 
 /// Re-reads every stored file and compares it with its digest record (see ``DigestStore``).
 ///
-/// The tree is walked through folder descriptors: links are never followed, the server's hidden files are
-/// left out, FIFOs and devices are skipped. A file whose record still describes it (same size, mtime and
+/// The tree is walked as ``StoreWalk`` says: links never followed, the root's file system and mount never
+/// left, nesting bounded, and whatever is not checked reported in ``ScrubReport/skipped``. A file whose record still describes it (same size, mtime and
 /// inode) is hashed and compared: a difference is a ``ScrubReport/Finding/Kind/mismatch``. A file without
 /// such a record is reported ``ScrubReport/Finding/Kind/unrecorded`` and, when `record` is set, hashed
 /// and recorded so the next scrub can check it. Reading can be limited to `rate` bytes per second.
@@ -18,6 +18,9 @@ public struct StoreScrub: Sendable {
         public var totalBytes: Int64
         public var path: String
     }
+
+    /// How deep the scrub goes: a folder whose path below the root has this many names is not entered.
+    public static var maxDepth: Int { StoreWalk.maxDepth }
 
     public let root: URL
     public let rate: Int64?
@@ -40,43 +43,55 @@ public struct StoreScrub: Sendable {
             throw StorageServerError.rootNotADirectory(path: rootPath)
         }
         defer { folder.close() }
+        let walk: StoreWalk
+        do { walk = try StoreWalk(root: folder, path: rootPath) } catch { throw StorageServerError.rootNotADirectory(path: rootPath) }
         let realRoot = FileSystem.realPath(rootPath) ?? rootPath
         var totalFiles = 0, totalBytes: Int64 = 0
-        Self.walk(folder, "") { _, _, _, status in
+        _ = walk.run { file in
             totalFiles += 1
-            totalBytes = totalBytes.addingReportingOverflow(status.size).overflow ? .max : totalBytes + status.size
+            totalBytes = totalBytes.addingReportingOverflow(file.status.size).overflow ? .max : totalBytes + file.status.size
         }
         var report = ScrubReport(root: realRoot, started: Date(), finished: Date(), files: 0, bytes: 0, matched: 0,
                                  recorded: 0, findings: [])
         let store = DigestStore(algorithms: algorithms)
         let pacer = Pacer(rate: rate)
-        Self.walk(folder, "") { dir, name, relative, _ in
+        let unchecked = walk.run { file in
             let (filesBefore, bytesBefore) = (report.files, report.bytes)
-            check(dir, name, relative, store: store, pacer: pacer, into: &report) { bytes in
+            check(file, walk: walk, store: store, pacer: pacer, into: &report) { bytes in
                 progress(Progress(files: filesBefore, bytes: bytesBefore + bytes, totalFiles: totalFiles,
-                                  totalBytes: totalBytes, path: relative))
+                                  totalBytes: totalBytes, path: file.path))
             }
-            report.files += 1
             progress(Progress(files: report.files, bytes: report.bytes, totalFiles: totalFiles, totalBytes: totalBytes,
-                              path: relative))
+                              path: file.path))
         }
+        report.findings += unchecked.unreadable
+        report.skipped += unchecked.skipped
+        report.skipped.sort { $0.path < $1.path }
         report.finished = Date()
         try? report.save()
         return report
     }
 
     /// Checks one file and adds what it found to `report`.
-    private func check(_ dir: FileDescriptor, _ name: String, _ relative: String, store: DigestStore, pacer: Pacer,
+    private func check(_ entry: StoreWalk.File, walk: StoreWalk, store: DigestStore, pacer: Pacer,
                        into report: inout ScrubReport, reading: (Int64) -> Void) {
+        let relative = entry.path
         let file: FileDescriptor
         do {
-            file = try FileDescriptor.open(name, .readOnly, options: [.noFollow, .nonBlocking], in: dir, label: relative)
+            file = try FileDescriptor.open(entry.name, .readOnly, options: [.noFollow, .nonBlocking], in: entry.folder, label: relative)
         } catch {
             report.findings.append(.init(path: relative, kind: .unreadable, detail: "\(error)"))
+            report.files += 1
             return
         }
         defer { file.close() }
         guard let before = try? file.status(path: relative), before.isRegular else { return }
+        // Checked on the open file: a file bind-mounted over a name in the tree is not read (nor recorded).
+        if let reason = walk.outside(file, before) {
+            report.skipped.append(.init(path: relative, reason: reason))
+            return
+        }
+        report.files += 1
         let stat = FileStat(before)
         let known = store.load(fd: file, stat: stat)
         let recorder = store.recorder()
@@ -97,7 +112,12 @@ public struct StoreScrub: Sendable {
             report.findings.append(.init(path: relative, kind: .changed, detail: "changed while being read"))
             return
         }
-        let found = recorder.finish(for: stat)
+        compare(recorder.finish(for: stat), with: known, file, relative, store: store, into: &report)
+    }
+
+    /// Adds what the bytes read (`found`) say against the record (`known`, nil when none describes the file).
+    private func compare(_ found: DigestRecord, with known: DigestRecord?, _ file: FileDescriptor, _ relative: String,
+                         store: DigestStore, into report: inout ScrubReport) {
         if let known {
             if found.sha256 == known.sha256 {
                 report.matched += 1
@@ -113,25 +133,6 @@ public struct StoreScrub: Sendable {
             detail += "; recorded sha256 \(found.sha256.hexString)"
         }
         report.findings.append(.init(path: relative, kind: .unrecorded, detail: detail))
-    }
-
-    /// Calls `visit` with every regular file below the open folder `folder` (sorted by name, depth first):
-    /// its folder, name, path below the root and status. Links are never followed; hidden server files and
-    /// anything that is neither file nor folder are left out; unreadable folders are skipped.
-    static func walk(_ folder: FileDescriptor, _ prefix: String,
-                     _ visit: (FileDescriptor, String, String, FileStatus) -> Void) {
-        guard let entries = try? folder.entries(path: prefix) else { return }
-        for entry in entries.sorted(by: { $0.name < $1.name }) where !entry.name.hasPrefix(PathResolver.hiddenPrefix) {
-            guard let status = try? FileStatus(entry.name, in: folder, followLinks: false) else { continue }
-            let relative = prefix.isEmpty ? entry.name : prefix + "/" + entry.name
-            if status.isRegular {
-                visit(folder, entry.name, relative, status)
-            } else if status.isDirectory,
-                      let child = try? FileDescriptor.open(entry.name, .readOnly, options: [.directory, .noFollow], in: folder) {
-                walk(child, relative, visit)
-                child.close()
-            }
-        }
     }
 }
 

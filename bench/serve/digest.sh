@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# bench/serve/digest.sh: what recording digests costs a PUT. Two `skylift serve` on loopback in the same run:
-# this tree's (records SHA-256 of every PUT, or the --digests given in DIGESTS) and BASE_BIN, a binary without
-# digest recording (default: main's merge-base, release-built once into .build/bench-base from `git archive`).
-# They take turns, ROUNDS rounds of one curl PUT of a SIZE_MIB file each; best of ROUNDS, and the ratio.
+# bench/serve/digest.sh: what recording digests costs a PUT. Release-built `skylift serve`s on loopback in the
+# same run: this tree's (records SHA-256 of every PUT, or the --digests given in DIGESTS) and BASE_BIN, a binary
+# without digest recording (default: main's merge-base, release-built once into .build/bench-base from
+# `git archive`). With NOHASH=1 a third: this tree built with SKYLIFT_BENCH_NO_HASHING (.build/bench-nohash), the
+# same write path with the hash left out, so a change to the write path is not read as a hashing win.
+# They take turns, ROUNDS rounds of one curl PUT of a SIZE_MIB file each; best of ROUNDS, and the ratios.
 # Usage: bench/serve/digest.sh         (SIZE_MIB=1024 ROUNDS=5 DIGESTS=sha256 by default; ROOT=/dev/shm takes
-#        the disk out, so the hashing cost shows against memory-speed writes; BIN=… uses a skylift built elsewhere)
+#        the disk out, so the hashing cost shows against memory-speed writes; BIN=… uses a skylift built elsewhere;
+#        CONTENT_DIGEST=1 sends the body's Content-Digest with every PUT, as `skylift upload` does over WebDAV;
+#        BASE_LABEL names BASE_BIN in the output when it is not the merge-base)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SIZE_MIB=${SIZE_MIB:-1024}
@@ -27,6 +31,10 @@ if [[ -z "${BASE_BIN:-}" ]]; then
     fi
     BASE_BIN=$base_dir/.build/release/skylift
 fi
+if [[ "${NOHASH:-0}" == 1 && -z "${NOHASH_BIN:-}" ]]; then
+    swift build -c release --product skylift --scratch-path .build/bench-nohash -Xswiftc -DSKYLIFT_BENCH_NO_HASHING >&2
+    NOHASH_BIN="$(swift build -c release --scratch-path .build/bench-nohash --show-bin-path)/skylift"
+fi
 
 WORK=$(mktemp -d "${ROOT:-/tmp}/skylift-bench-digest.XXXXXX")
 pids=()
@@ -40,33 +48,52 @@ trap cleanup EXIT
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 wait_port() { for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$1/" && return 0; sleep 0.1; done; echo "nothing listens on $1" >&2; exit 1; }
 
-mkdir -p "$WORK/with" "$WORK/base"
 echo "creating a ${SIZE_MIB} MiB source file" >&2
 head -c $((SIZE_MIB * 1024 * 1024)) /dev/urandom > "$WORK/source.bin"
+headers=()
+if [[ "${CONTENT_DIGEST:-0}" == 1 ]]; then
+    headers=(-H "Content-Digest: sha-256=:$(python3 -c 'import sys, base64; print(base64.b64encode(bytes.fromhex(sys.argv[1])).decode())' "$(sha256sum "$WORK/source.bin" | cut -d' ' -f1)"):")
+fi
 
-WITH_PORT=$(free_port)
-"$BIN" serve --root "$WORK/with" --listen "127.0.0.1:$WITH_PORT" --no-auth --quiet --digests "$DIGESTS" >/dev/null 2>&1 &
-pids+=($!)
-BASE_PORT=$(free_port)
-"$BASE_BIN" serve --root "$WORK/base" --listen "127.0.0.1:$BASE_PORT" --no-auth --quiet >/dev/null 2>&1 &
-pids+=($!)
-wait_port "$WITH_PORT"
-wait_port "$BASE_PORT"
+# name label binary [serve options…]: starts one server; its port goes into PORT_<name>.
+names=() labels=()
+start() {
+    local name=$1 label=$2 bin=$3 port
+    shift 3
+    mkdir -p "$WORK/$name"
+    port=$(free_port)
+    "$bin" serve --root "$WORK/$name" --listen "127.0.0.1:$port" --no-auth --quiet "$@" >/dev/null 2>&1 &
+    pids+=($!)
+    wait_port "$port"
+    printf -v "PORT_$name" '%s' "$port"
+    printf -v "BEST_$name" '%s' 0
+    names+=("$name") labels+=("$label")
+}
+start base "${BASE_LABEL:-base (no digests)}" "$BASE_BIN"
+[[ -n "${NOHASH_BIN:-}" ]] && start nohash "this tree, hashing left out" "$NOHASH_BIN"
+start with "recording $DIGESTS" "$BIN" --digests "$DIGESTS"
 
-put() { curl -s -o /dev/null -T "$WORK/source.bin" -w '%{speed_upload}' "$1"; }
+put() { curl -s -o /dev/null "${headers[@]}" -T "$WORK/source.bin" -w '%{speed_upload}' "$1"; }
 max() { python3 -c "print(max($1, $2))"; }
 mibs() { python3 -c "print(f'{$1 / 1048576:.0f}')"; }
-WITH=0 BASE=0
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 for _ in $(seq "$ROUNDS"); do
-    BASE=$(max "$BASE" "$(put "http://127.0.0.1:$BASE_PORT/dav/put.bin")")
-    WITH=$(max "$WITH" "$(put "http://127.0.0.1:$WITH_PORT/dav/put.bin")")
+    for n in "${names[@]}"; do
+        port_var=PORT_$n best_var=BEST_$n
+        printf -v "$best_var" '%s' "$(max "${!best_var}" "$(put "http://127.0.0.1:${!port_var}/dav/put.bin")")"
+    done
 done
 cmp -s "$WORK/source.bin" "$WORK/with/put.bin" || { echo "skylift stored a different PUT body" >&2; exit 1; }
 want=$(sha256sum "$WORK/source.bin" | cut -d' ' -f1)
-got=$(curl -sI "http://127.0.0.1:$WITH_PORT/dav/put.bin" | tr -d '\r' | sed -n 's/^[Rr]epr-[Dd]igest: sha-256=:\(.*\):$/\1/p' | base64 -d | od -An -tx1 | tr -d ' \n')
+got=$(curl -sI "http://127.0.0.1:$PORT_with/dav/put.bin" | tr -d '\r' | sed -n 's/^[Rr]epr-[Dd]igest: sha-256=:\(.*\):$/\1/p' | base64 -d | od -An -tx1 | tr -d ' \n')
 [[ "$got" == "$want" ]] || { echo "the served digest ($got) is not the file's SHA-256 ($want)" >&2; exit 1; }
 
-echo "digest bench: ${SIZE_MIB} MiB PUT, loopback, $(df -T "$WORK" | awk 'NR==2 {print $2}'), best of $ROUNDS"
-printf '%-28s %8s MiB/s\n' "base (no digests)" "$(mibs "$BASE")"
-printf '%-28s %8s MiB/s\n' "recording $DIGESTS" "$(mibs "$WITH")"
-python3 -c "print(f'cost: {(1 - $WITH / $BASE) * 100:.1f}% of PUT throughput (goal <= 10%)')"
+echo "digest bench: ${SIZE_MIB} MiB PUT${headers:+ with Content-Digest}, loopback, $(df -T "$WORK" | awk 'NR==2 {print $2}'), best of $ROUNDS; load $load_before -> $(cut -d' ' -f1-3 /proc/loadavg)"
+for i in "${!names[@]}"; do
+    best_var=BEST_${names[$i]}
+    printf '%-30s %8s MiB/s\n' "${labels[$i]}" "$(mibs "${!best_var}")"
+done
+python3 -c "print(f'cost: {(1 - $BEST_with / $BEST_base) * 100:.1f}% of the base PUT throughput (goal <= 10%)')"
+if [[ -n "${NOHASH_BIN:-}" ]]; then
+    python3 -c "print(f'hashing alone: {(1 - $BEST_with / $BEST_nohash) * 100:.1f}% of this tree\'s PUT throughput without it')"
+fi

@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+
+/// `skylift watch` against `skylift serve`, both the built binary: every upload is checked against the digest
+/// the server recorded (a HEAD, never a GET of the body), and a stored copy whose recorded digest differs from
+/// the source is caught, reported and sent again.
+@Suite(.serialized) struct WatchServedDigestTests {
+    typealias Cloud = IntegrityProcessTests.LoggedCloud
+
+    static func bytes(_ count: Int, seed: Int) -> Data {
+        Data((0 ..< count).map { UInt8(truncatingIfNeeded: ($0 &* 31) ^ ($0 >> 11) &+ seed) })
+    }
+
+    static func watch(_ cloud: Cloud, _ dir: URL) throws -> WatchProcess {
+        try WatchProcess([dir.path, "--to", cloud.url, "--token", Cloud.token, "--state", cloud.dir.appendingPathComponent("state").path,
+                          "--json", "--settle", "0.2"])
+    }
+
+    /// The tus uploads in progress on the server (its data files), once one of them holds a checked block.
+    static func dataFileHoldingABlock(_ root: URL) -> URL? {
+        let uploads = root.appendingPathComponent(".skylift-uploads")
+        for _ in 0 ..< 30_000 {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: uploads.path)) ?? []
+            for name in names where name.hasSuffix(".blocks") {
+                let blocks = uploads.appendingPathComponent(name)
+                if ((try? FileManager.default.attributesOfItem(atPath: blocks.path))?[.size] as? Int ?? 0) >= 32 {
+                    return uploads.appendingPathComponent(String(name.dropLast(".blocks".count)) + ".data")
+                }
+            }
+            usleep(1000)
+        }
+        return nil
+    }
+
+    @Test func uploadsAreConfirmedByTheServedDigestWithNoGet() throws {
+        let cloud = try Cloud()
+        let dir = cloud.dir.appendingPathComponent("watched")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        try Self.bytes(3_000_000, seed: 1).write(to: dir.appendingPathComponent("clip.bin"))
+        let watch = try Self.watch(cloud, dir)
+        let uploaded = watch.await("uploaded") { $0["path"] as? String == "clip.bin" }
+        #expect(watch.stop() == 0)
+        #expect(uploaded != nil, Comment(rawValue: watch.errorText))
+        let log = cloud.stop()
+        // The check after the upload asked for the digest (HEAD), never for the body (GET).
+        #expect(log.contains { $0.hasPrefix("HEAD /dav/clip.bin ") }, Comment(rawValue: log.joined(separator: "\n")))
+        #expect(!log.contains { $0.hasPrefix("GET ") }, Comment(rawValue: log.joined(separator: "\n")))
+        #expect(FileManager.default.contentsEqual(atPath: dir.appendingPathComponent("clip.bin").path,
+                                                  andPath: cloud.root.appendingPathComponent("clip.bin").path))
+    }
+
+    // The server hashes a tus upload's data file when the upload completes (its bytes came in PATCHes that may
+    // span restarts). A byte flipped in that file on disk after the server received it, while the server is
+    // stopped (SIGSTOP), is in what it records: the served digest then differs from the source, and watch
+    // must say so and send the file again, not count the damaged copy as uploaded.
+    @Test func aServedDigestThatDiffersFromTheSourceIsCaughtAndTheFileSentAgain() throws {
+        let cloud = try Cloud()
+        let dir = cloud.dir.appendingPathComponent("watched")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let watch = try Self.watch(cloud, dir)
+        defer { _ = watch.stop() }
+        _ = watch.await("scanned")
+        let server = try #require(cloud.serve).process.processIdentifier
+        // A big file, so its body is still streaming once the first 4 MiB block is held; if the upload
+        // finished before the server could be stopped (a very loaded machine), the next file tries again.
+        var flipped: String?
+        for attempt in 1 ... 3 where flipped == nil {
+            let name = "big-\(attempt).bin", size = 32 << 20
+            try Self.bytes(size, seed: attempt).write(to: dir.appendingPathComponent(name))
+            let data = try #require(Self.dataFileHoldingABlock(cloud.root))
+            kill(server, SIGSTOP)
+            if FileManager.default.fileExists(atPath: data.path),
+               (try? FileManager.default.attributesOfItem(atPath: data.path))?[.size] as? Int ?? size < size {
+                try IntegrityProcessTests.flipByteKeepingTimes(data, at: 1000)
+                flipped = name
+            }
+            kill(server, SIGCONT)
+            if flipped == nil { _ = watch.await("uploaded") { $0["path"] as? String == name } }
+        }
+        let name = try #require(flipped, "every upload finished before the server could be stopped")
+        let failed = watch.await("failed") { $0["path"] as? String == name }
+        #expect((failed?["reason"] as? String)?.contains("differs from the source") == true, "\(failed ?? [:])")
+        // Sent again after the retry delay; this copy is whole, and its served digest confirms it.
+        #expect(watch.await("uploaded") { $0["path"] as? String == name } != nil, Comment(rawValue: watch.errorText))
+        #expect(FileManager.default.contentsEqual(atPath: dir.appendingPathComponent(name).path,
+                                                  andPath: cloud.root.appendingPathComponent(name).path))
+        #expect(watch.stop() == 0)
+        let log = cloud.stop()
+        #expect(log.filter { $0.hasPrefix("HEAD /dav/\(name) ") }.count >= 2, Comment(rawValue: log.joined(separator: "\n")))
+        #expect(!log.contains { $0.hasPrefix("GET ") }, Comment(rawValue: log.joined(separator: "\n")))
+    }
+}
