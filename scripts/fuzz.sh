@@ -72,7 +72,8 @@ for t in "${targets[@]}"; do
     log="$out/logs/$t.log"
     # New inputs go to the working corpus under .build; the committed seeds are only read.
     set +e
-    ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 "$bin" "${limit[@]}" -timeout=10 -rss_limit_mb=2048 \
+    # SWIFT_BACKTRACE off: Swift's own crash handler would take the signal first and libFuzzer would keep no reproducer.
+    SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 "$bin" "${limit[@]}" -timeout=10 -rss_limit_mb=2048 \
         -max_len=4096 -print_final_stats=1 -artifact_prefix="Fuzz/crashes/$t-" \
         "$corpus" "Fuzz/corpus/$t" > "$log" 2>&1
     status=$?

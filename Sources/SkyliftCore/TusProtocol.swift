@@ -58,15 +58,18 @@ public enum TusProtocol {
     /// `key base64,key2 base64,flag` back into pairs (a key without value maps to ""); nil when a pair has more
     /// than two parts or a value is not base64 of UTF-8.
     public static func parseMetadata(_ header: String) -> [String: String]? {
+        // Split on the bytes, not on Characters: a comma or space right after a prepending mark (U+06DD) is
+        // part of that mark's grapheme, so a Character split kept it inside a key (found by fuzzing).
         var out: [String: String] = [:]
-        for pair in header.split(separator: ",") {
-            let kv = String(pair).trimmingSpaces().split(separator: " ", omittingEmptySubsequences: true)
+        for pair in header.utf8.split(separator: UInt8(ascii: ",")) {
+            let kv = pair.split(omittingEmptySubsequences: true) { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
             guard let key = kv.first, kv.count <= 2 else { return nil }
             if kv.count == 2 {
-                guard let data = Data(base64Encoded: String(kv[1])), let s = String(data: data, encoding: .utf8) else { return nil }
-                out[String(key)] = s
+                guard let data = Data(base64Encoded: String(decoding: kv[1], as: UTF8.self)),
+                      let s = String(data: data, encoding: .utf8) else { return nil }
+                out[String(decoding: key, as: UTF8.self)] = s
             } else {
-                out[String(key)] = ""
+                out[String(decoding: key, as: UTF8.self)] = ""
             }
         }
         return out

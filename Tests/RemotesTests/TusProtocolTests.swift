@@ -37,6 +37,12 @@ import Testing
         #expect(TusProtocol.metadata([("filename", "hello")]) == "filename aGVsbG8=")
     }
 
+    @Test func metadataSplitsOnCommasInsideGraphemes() {
+        // U+06DD prepends to the next character, so "\u{06DD}," is one Character: the comma still separates.
+        #expect(TusProtocol.parseMetadata("\u{06DD},56") == ["\u{06DD}": "", "56": ""])
+        #expect(TusProtocol.parseMetadata("\u{06DD} aGVsbG8=,k\tdg==") == ["\u{06DD}": "hello", "k": "v"])
+    }
+
     @Test func patchHeadersCarryOffsetAndChecksum() {
         let h = TusProtocol.patchHeaders(offset: 1024, length: 10, checksum: ("sha1", [0xde, 0xad, 0xbe, 0xef]))
         #expect(h["Upload-Offset"] == "1024")
