@@ -23,8 +23,9 @@ private func insideRoot(_ path: String) -> Bool {
             let real = String(cString: resolved)
             return real == fixture.root || real.hasPrefix(fixture.root + "/")
         }
-        guard let slash = candidate.lastIndex(of: "/"), slash > candidate.startIndex else { return false }
-        candidate = String(candidate[..<slash])
+        // By byte: "/" followed by a combining mark is one Character, and a Character search skipped it.
+        guard let slash = candidate.utf8.lastIndex(of: UInt8(ascii: "/")), slash > candidate.utf8.startIndex else { return false }
+        candidate = String(decoding: candidate.utf8[..<slash], as: UTF8.self)
     }
 }
 

@@ -98,7 +98,9 @@ enum FileTree {
                     for f in folders.dropFirst() { close(f.fd) }
                     folders.removeSubrange(1...)
                 }
-                pending += target.split(separator: "/").map(String.init).reversed()
+                // Split on the byte: a Character split keeps "/" inside a name when a combining mark follows
+                // it, and such a name would make openat walk (and follow links) through its folder part.
+                pending += target.utf8.split(separator: UInt8(ascii: "/")).map { String(decoding: $0, as: UTF8.self) }.reversed()
                 continue
             }
             if isLast { return .success(located(name)) }

@@ -17,6 +17,19 @@ import Testing
         try t.expectUnharmed()
     }
 
+    @Test func aLinkTargetIsSplitAtEverySlashEvenBeforeACombiningMark() throws {
+        // "/" and a combining mark after it are one Character: split by Character, "out/\u{0301}x.txt" stayed
+        // one name, and openat walked through the link "out" to the outside folder (found by fuzzing).
+        let t = try HostileTree()
+        let hidden = "HIDDEN-" + UUID().uuidString
+        try Data(hidden.utf8).write(to: t.outside.appendingPathComponent("\u{0301}x.txt"))
+        try t.link("out", to: t.outside.path)
+        try t.link("l.txt", to: "out/\u{0301}x.txt")
+        let answer = try t.send("GET", "l.txt")
+        #expect(answer.status == 404)
+        #expect(!answer.body.contains(hidden))
+    }
+
     @Test func deleteOfALinkRemovesTheLinkNeverTheTarget() throws {
         let t = try HostileTree()
         try t.write("sub/kept.txt", "kept")
