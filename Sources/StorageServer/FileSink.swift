@@ -48,13 +48,10 @@ final class FileSink {
         written += Int64(chunk.count)
     }
 
-    /// Flushes: every byte appended is hashed then, and the recorder's digests can be read.
-    func finishHashing() throws { try flush() }
-
     /// Flushes, records the digests on the file, and fsyncs: once this returns, the bytes and their record
     /// survive a crash.
     func sync(recordingIn store: DigestStore) throws {
-        try finishHashing()
+        try flush()
         if let digests { store.save(digests, fd: file, path: path) }
         try sync()
     }
@@ -68,7 +65,7 @@ final class FileSink {
     /// Drops buffered bytes that were never written (used when the data is being thrown away).
     func discardBuffer() { filled = 0 }
 
-    /// Hashes and writes the buffered bytes.
+    /// Hashes and writes the buffered bytes: after it, every byte appended is in the recorder's digests.
     func flush() throws {
         guard filled > 0 else { return }
         let pending = UnsafeRawBufferPointer(rebasing: buffer[0 ..< filled])

@@ -35,8 +35,14 @@ extension Job {
     /// and serves the SHA-256 of the source (computed here: one read of the source instead of sending it again).
     /// A destination that serves no digest cannot tell, so the upload starts over.
     func finishedEarlier() async throws -> Bool {
-        guard let object = try await withRetries({ try await remote.stat(name) }), !object.isFolder,
-              object.info.length == source.length, let served = object.sha256 else { return false }
+        guard let object = try await withRetries({ try await remote.stat(name) }) else { return false }
+        return try await servesSourceDigest(object) == true
+    }
+
+    /// For a file of the source's size that serves a SHA-256, whether it is the source's (one read of the
+    /// source); nil for a folder, another size, or no served digest.
+    func servesSourceDigest(_ object: RemoteObject) async throws -> Bool? {
+        guard !object.isFolder, object.info.length == source.length, let served = object.sha256 else { return nil }
         return try await source.digest(of: ByteRange(offset: 0, length: source.length), .sha256) == served
     }
 

@@ -116,10 +116,7 @@ struct Job {
     func alreadyThere(_ record: ResumeRecord?) async throws -> String? {
         guard let existing = try await withRetries({ try await remote.stat(name) }) else { return nil }
         guard !existing.isFolder, existing.info.length == source.length else { return nil }
-        if let digest = existing.sha256 {
-            return try await source.digest(of: ByteRange(offset: 0, length: source.length), .sha256) == digest
-                ? "destination holds the same SHA-256" : nil
-        }
+        if let same = try await servesSourceDigest(existing) { return same ? "destination holds the same SHA-256" : nil }
         if let record, record.completed, record.identity == source.identity, let etag = record.etag {
             return existing.info.etag == etag ? "destination holds this source's upload (same size and ETag)" : nil
         }
