@@ -4,14 +4,20 @@ import SkyliftSystem
 /// Appends a request body to an open file through a bounded buffer, so small socket reads become few,
 /// large writes; every byte also goes through the digest recorder as it passes. Owned by one request's
 /// connection thread.
+///
+/// A body larger than one buffer is hashed on a thread of its own (``HashRing``) while this thread goes on
+/// receiving and writing; a small one is hashed here, with no thread started.
 final class FileSink {
     let file: FileDescriptor
     let path: String
     /// Sees every byte appended; nil where the bytes are recorded some other way (tus, hashed at completion).
     let digests: DigestRecorder?
     private(set) var written: Int64 = 0
-    private let buffer: UnsafeMutableRawBufferPointer
+    private let own: UnsafeMutableRawBufferPointer
+    /// Where appended bytes go: `own`, or once the hashing thread runs, the ring's buffer of the moment.
+    private var buffer: UnsafeMutableRawBufferPointer
     private var filled = 0
+    private var ring: HashRing?
 
     static let bufferSize = 512 * 1024
 
@@ -20,7 +26,8 @@ final class FileSink {
         self.file = file
         self.path = path
         self.digests = digests
-        buffer = .allocate(byteCount: Self.bufferSize, alignment: 64)
+        own = .allocate(byteCount: Self.bufferSize, alignment: 64)
+        buffer = own
     }
 
     /// Takes ownership of the raw descriptor `fd`; no digests (the tus receiver's form).
@@ -31,14 +38,15 @@ final class FileSink {
     var fd: Int32 { file.rawValue }
 
     deinit {
-        buffer.deallocate()
+        ring?.close()
+        own.deallocate()
         file.close()
     }
 
     func append(_ chunk: UnsafeRawBufferPointer) throws {
         var rest = chunk
         while let source = rest.baseAddress, !rest.isEmpty {
-            if filled == buffer.count { try flush() }
+            if filled == buffer.count { try flush(more: true) }
             guard let target = buffer.baseAddress else { return }
             let n = min(rest.count, buffer.count - filled)
             (target + filled).copyMemory(from: source, byteCount: n)
@@ -48,10 +56,19 @@ final class FileSink {
         written += Int64(chunk.count)
     }
 
+    /// Writes what is buffered (its hash may still be running).
+    func flush() throws { try flush(more: false) }
+
+    /// Flushes and waits for the hash of every byte appended: the recorder's digests are final afterwards.
+    func finishHashing() throws {
+        try flush(more: false)
+        ring?.finish()
+    }
+
     /// Flushes, records the digests on the file, and fsyncs: once this returns, the bytes and their record
     /// survive a crash.
     func sync(recordingIn store: DigestStore) throws {
-        try flush()
+        try finishHashing()
         if let digests { store.save(digests, fd: file, path: path) }
         try sync()
     }
@@ -63,17 +80,31 @@ final class FileSink {
     }
 
     /// Drops buffered bytes that were never written (used when the data is being thrown away).
-    func discardBuffer() { filled = 0 }
+    func discardBuffer() {
+        filled = 0
+        ring?.close()
+    }
 
-    /// Hashes and writes the buffered bytes: after it, every byte appended is in the recorder's digests.
-    func flush() throws {
+    /// Writes the buffer and has it hashed: here while the body is small; once it outgrows the first buffer
+    /// (`more`: bytes are still coming), on the ring's thread, handed over before the write so both run at once.
+    private func flush(more: Bool) throws {
         guard filled > 0 else { return }
         let pending = UnsafeRawBufferPointer(rebasing: buffer[0 ..< filled])
         filled = 0
+        if let ring {
+            buffer = ring.handOver(pending.count)
+            try write(pending)
+            return
+        }
         // Only bench/serve/digest.sh (NOHASH=1) builds with SKYLIFT_BENCH_NO_HASHING: this server with the hash
         // left out, so the hashing's cost can be told apart from the rest of the write path.
         #if !SKYLIFT_BENCH_NO_HASHING
         digests?.update(pending)
+        if more, let digests {
+            let started = HashRing(recorder: digests)
+            ring = started
+            buffer = started.buffer
+        }
         #endif
         try write(pending)
     }

@@ -53,7 +53,7 @@ final class PutReceiver: HTTPBodyReceiver {
 
     func finish() -> HTTPResponse {
         if failed { return .text(500, "upload failed") }
-        do { try sink.flush() } catch { return fail(Self.response(for: error, path: target)) }
+        do { try sink.finishHashing() } catch { return fail(Self.response(for: error, path: target)) }
         if let expected, recorder.sha256 != expected {
             // Damaged on the way: nothing is stored, and the client is told it may send the body again.
             return fail(.text(400, "body does not match its Content-Digest", headers: [ServerDigest.mismatchHeader: "sha-256=10"]))

@@ -125,9 +125,24 @@ enum Curl {
     }
 }
 
+/// Bytes no compressor or coincidence helps with: SplitMix64 from a random seed, eight bytes a step (asking
+/// the system generator for every byte made multi-MiB bodies take seconds in debug builds).
 func randomBytes(_ count: Int) -> [UInt8] {
-    var g = SystemRandomNumberGenerator()
-    return (0..<count).map { _ in UInt8.random(in: 0...255, using: &g) }
+    var state = UInt64.random(in: .min ... .max)
+    var out = [UInt8](repeating: 0, count: count)
+    out.withUnsafeMutableBytes { raw in
+        var i = 0
+        while i < count {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            z ^= z >> 31
+            for b in 0 ..< min(8, count - i) { raw[i + b] = UInt8(truncatingIfNeeded: z >> (8 * UInt64(b))) }
+            i += 8
+        }
+    }
+    return out
 }
 
 func tempFile(_ bytes: [UInt8]) throws -> URL {
