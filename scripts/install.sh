@@ -17,8 +17,8 @@ RUNTIME_PKGS=(libc6 libgcc-s1 libstdc++6 libmicrohttpd12 libsqlite3-0 libssl3 li
 # binutils: readelf, to list the libraries the binary names.
 scripts/deps.sh binutils "${RUNTIME_PKGS[@]}"
 TOOLCHAIN=$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")
-# Its own build folder: the static binary never overwrites the dynamic .build/release/skylift (scripts/run.sh),
-# and a second install only rebuilds what changed.
+# Its own build folder (shared with scripts/run.sh, which builds the same binary): never mixed with a dynamic
+# `swift build -c release`, and a second install only rebuilds what changed.
 BUILD=(swift build -c release --static-swift-stdlib --scratch-path .build/static)
 "${BUILD[@]}" --product skylift >&2
 BUILT="$("${BUILD[@]}" --show-bin-path)/skylift"

@@ -5,7 +5,8 @@
 # counting the request-body bytes the server received (its access log's in=) against the file size.
 # Usage: bench/upload/run.sh [SIZE_MIB=1024] [RUNS=3] [PART=] [KILL_MIB=512]
 #   PART: pass --part-size PART to skylift (default: none, the default settings).
-#   SKYLIFT_BIN=path: run that binary (e.g. an older build, for before/after) instead of building this tree.
+#   SKYLIFT_BIN=path: run that binary (e.g. an older build, or the dynamic .build/release/skylift) instead of
+#     building this tree's static binary (the one scripts/run.sh and scripts/install.sh build).
 #   RSS_ONLY=1: only peak memory: RUNS uploads, each one's peak RSS (VmHWM, /usr/bin/time %M), the lowest, and
 #     `skylift --help` the same way; no curl and no kills. With DETAIL=1 as well, the upload's /proc/PID/smaps is
 #     sampled every 50 ms and the fullest sample broken down: anonymous vs file-backed, then the largest mappings.
@@ -15,7 +16,14 @@ SIZE_MIB=${1:-1024}
 RUNS=${2:-3}
 PART=${3:-}
 KILL_MIB=${4:-512}
-if [ -n "${SKYLIFT_BIN:-}" ]; then BIN=$SKYLIFT_BIN; else swift build -c release --product skylift >/dev/null; BIN=.build/release/skylift; fi
+# By default the binary users run: scripts/run.sh and scripts/install.sh build it with the Swift runtime linked in.
+if [ -n "${SKYLIFT_BIN:-}" ]; then
+    BIN=$SKYLIFT_BIN
+else
+    BUILD=(swift build -c release --static-swift-stdlib --scratch-path .build/static)
+    "${BUILD[@]}" --product skylift >/dev/null
+    BIN="$("${BUILD[@]}" --show-bin-path)/skylift"
+fi
 PART_ARGS=(); [ -n "$PART" ] && PART_ARGS=(--part-size "$PART")
 WORK=$(mktemp -d /dev/shm/skylift-bench-upload.XXXXXX)
 SERVE_PID=""
