@@ -4,7 +4,8 @@
 # without digest recording (default: main's merge-base, release-built once into .build/bench-base from
 # `git archive`). With NOHASH=1 a third: this tree built with SKYLIFT_BENCH_NO_HASHING (.build/bench-nohash), the
 # same write path with the hash left out, so a change to the write path is not read as a hashing win.
-# They take turns, ROUNDS rounds of one curl PUT of a SIZE_MIB file each; best of ROUNDS, and the ratios.
+# They take turns, ROUNDS rounds of one curl PUT of a SIZE_MIB file each; best of ROUNDS (with the median and
+# every round, to show the spread), and the ratios.
 # Usage: bench/serve/digest.sh         (SIZE_MIB=1024 ROUNDS=5 DIGESTS=sha256 by default; ROOT=/dev/shm takes
 #        the disk out, so the hashing cost shows against memory-speed writes; BIN=… uses a skylift built elsewhere;
 #        CONTENT_DIGEST=1 sends the body's Content-Digest with every PUT, as `skylift upload` does over WebDAV;
@@ -77,10 +78,16 @@ put() { curl -s -o /dev/null "${headers[@]}" -T "$WORK/source.bin" -w '%{speed_u
 max() { python3 -c "print(max($1, $2))"; }
 mibs() { python3 -c "print(f'{$1 / 1048576:.0f}')"; }
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
-for _ in $(seq "$ROUNDS"); do
-    for n in "${names[@]}"; do
+for round in $(seq "$ROUNDS"); do
+    # Every other round in reverse order: a PUT right after another one's fsync and rename (which frees the old
+    # 1 GiB file's blocks) starts on a busier disk, and no server should always get that place.
+    order=("${names[@]}")
+    if ((round % 2 == 0)); then order=(); for ((i = ${#names[@]} - 1; i >= 0; i--)); do order+=("${names[$i]}"); done; fi
+    for n in "${order[@]}"; do
         port_var=PORT_$n best_var=BEST_$n
-        printf -v "$best_var" '%s' "$(max "${!best_var}" "$(put "http://127.0.0.1:${!port_var}/dav/put.bin")")"
+        speed=$(put "http://127.0.0.1:${!port_var}/dav/put.bin")
+        printf -v "$best_var" '%s' "$(max "${!best_var}" "$speed")"
+        printf -v "ALL_$n" '%s' "$(eval echo "\${ALL_$n:-}") $speed"
     done
 done
 cmp -s "$WORK/source.bin" "$WORK/with/put.bin" || { echo "skylift stored a different PUT body" >&2; exit 1; }
@@ -91,7 +98,10 @@ got=$(curl -sI "http://127.0.0.1:$PORT_with/dav/put.bin" | tr -d '\r' | sed -n '
 echo "digest bench: ${SIZE_MIB} MiB PUT${headers:+ with Content-Digest}, loopback, $(df -T "$WORK" | awk 'NR==2 {print $2}'), best of $ROUNDS; load $load_before -> $(cut -d' ' -f1-3 /proc/loadavg)"
 for i in "${!names[@]}"; do
     best_var=BEST_${names[$i]}
-    printf '%-30s %8s MiB/s\n' "${labels[$i]}" "$(mibs "${!best_var}")"
+    all_var=ALL_${names[$i]}
+    printf '%-30s %8s MiB/s   (median %s; every round: %s)\n' "${labels[$i]}" "$(mibs "${!best_var}")" \
+        "$(python3 -c "import statistics, sys; print(f'{statistics.median(map(float, sys.argv[1:])) / 1048576:.0f}')" ${!all_var})" \
+        "$(python3 -c "import sys; print(' '.join(f'{float(v) / 1048576:.0f}' for v in sys.argv[1:]))" ${!all_var})"
 done
 python3 -c "print(f'cost: {(1 - $BEST_with / $BEST_base) * 100:.1f}% of the base PUT throughput (goal <= 10%)')"
 if [[ -n "${NOHASH_BIN:-}" ]]; then
