@@ -113,7 +113,14 @@ final class TusConcatWrite: PartedWrite {
         var headers = TusProtocol.creationHeaders(length: length, name: name)
         headers.remove(TusProtocol.Header.length)
         headers.set(TusProtocol.Concat.header, TusProtocol.Concat.final(partials.map(\.token)).headerValue)
-        try await remote.http.expect([200, 201, 204], "POST", remote.creationURL, headers: headers)
+        do {
+            try await remote.http.expect([200, 201, 204], "POST", remote.creationURL, headers: headers)
+        } catch let e as RemoteError where e.status == 400 {
+            // An earlier creation whose answer was lost may have joined them already: a partial upload gone says
+            // so (``RemoteError/uploadGone(url:)``, and the engine looks for the file in place).
+            for partial in partials { _ = try await partial.head() }
+            throw e
+        }
     }
 
     func abort() async throws {
