@@ -17,8 +17,8 @@ public struct UploadOptions: Sendable {
     /// streams from the source, so memory grows with this by a few buffers, not by a part.
     public var parts: Int
     /// Partial uploads per file for a tus server offering `concatenation`, sent side by side and joined at the
-    /// end (`--parts N` given explicitly). 1, the default, sends one stream: with block checksums one stream is
-    /// already as fast on the wire, and every partial loses its block in progress to a crash.
+    /// end (`--parts N` given explicitly). 1, the default, sends one stream: on loopback partial uploads measured
+    /// slower than one stream, and every partial upload loses its block in progress to a crash.
     public var tusPartials = 1
     /// Seconds between progress events.
     public var progressInterval: Double
