@@ -5,10 +5,12 @@ import SkyliftCore
 
 /// The tus wire format (`SkyliftCore.TusProtocol`, shared by TusUploads and TusRemote): Upload-Metadata,
 /// Upload-Checksum, Upload-Block-Digests, Upload-Bad-Blocks, Upload-Block-Checksum, Tus-Block-Checksum-Algorithm,
-/// Upload-Offset, Upload-Length, Content-Length and a server's announcement. Properties: numbers are non-negative
+/// Upload-Offset, Upload-Length, Content-Length, Upload-Concat (and the upload ids a server reads from its URLs)
+/// and a server's announcement. Properties: numbers are non-negative
 /// and spelled as sent; checksums have the digest's size; block digests have the algorithm's size (4 or 32
 /// bytes), at most 64, and survive a round trip; a block checksum name or list reads as a known algorithm or
-/// nothing; the length checks a PATCH goes through cannot overflow.
+/// nothing; a final concatenation names 1 to 10000 URLs without spaces and survives a round trip, and an upload id
+/// read from one is 32 hex digits; the length checks a PATCH goes through cannot overflow.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzTusHeaders(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let f = FuzzInput(data, size).fields(6)
@@ -29,6 +31,16 @@ public func fuzzTusHeaders(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     if let preferred = TusProtocol.preferredBlockChecksum(f[1]) {
         require(TusProtocol.list(f[1]).contains { $0.lowercased() == preferred.rawValue }, "preferred block checksum not offered")
     }
+    if case let .success(.final(urls)) = TusProtocol.Concat.parse(f[0]) {
+        require(!urls.isEmpty && urls.count <= TusProtocol.Concat.maxParts, "final list of \(urls.count)")
+        require(urls.allSatisfy { !$0.isEmpty && !$0.utf8.contains(0x20) }, "final list item with a space")
+        require(TusProtocol.Concat.parse(TusProtocol.Concat.final(urls).headerValue) == .success(.final(urls)), "final list does not round-trip")
+        for url in urls.prefix(64) {
+            guard let id = TusUploads.uploadID(inURL: url) else { continue }
+            require(TusUpload.isValidID(Substring(id)), "upload id \(id) read from \(url)")
+        }
+    }
+    if let id = TusUploads.uploadID(inURL: f[4]) { require(TusUpload.isValidID(Substring(id)), "upload id \(id)") }
     if let bad = TusProtocol.parseBadBlocks(f[5]) { require(bad.allSatisfy { $0 >= 0 }, "negative bad block") }
     if let offset = Int64(digits: f[2]), let blockSize = Int64(digits: f[3]), blockSize > 0 {
         let count = TusProtocol.blockCount(length: offset, blockSize: blockSize)

@@ -25,7 +25,7 @@ public struct EngineUploader: FileUploading {
                                options: UploadOptions = UploadOptions()) async throws(AutoUploadError) -> EngineUploader {
         let http = RemoteHTTP(transport: transport, headers: RemoteHTTP.headers(token: token))
         do {
-            let remote = try await RemoteDiscovery(http: http, partLength: options.partLength).discover(url)
+            let remote = try await RemoteDiscovery(http: http, partLength: options.partLength, tusPartials: options.tusPartials).discover(url)
             return EngineUploader(remote: remote, options: options)
         } catch let error as RemoteError {
             if let status = error.status, status == 401 || status == 403 {

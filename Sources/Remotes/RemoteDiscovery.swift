@@ -37,10 +37,13 @@ public enum RemoteProtocol: String, Sendable {
 public struct RemoteDiscovery: Sendable {
     public let http: RemoteHTTP
     public let partLength: Int64
+    /// Partial uploads per file for a tus server offering `concatenation` (see ``TusRemote/partials``).
+    public let tusPartials: Int
 
-    public init(http: RemoteHTTP, partLength: Int64 = 64 << 20) {
+    public init(http: RemoteHTTP, partLength: Int64 = 64 << 20, tusPartials: Int = 1) {
         self.http = http
         self.partLength = partLength
+        self.tusPartials = tusPartials
     }
 
     /// OPTIONS on `url`: tus offered → ``TusRemote`` (with WebDAV beside it when also offered), else DAV →
@@ -61,7 +64,8 @@ public struct RemoteDiscovery: Sendable {
         case .tus:
             guard let tus = offer.tus else { throw RemoteError.unsupportedServer(url: url) }
             // The URL as given: a vendor's creation endpoint may not answer under another spelling.
-            return TusRemote(folderURL: folder, creationURL: url, options: tus, http: http, dav: dav, partLength: partLength)
+            return TusRemote(folderURL: folder, creationURL: url, options: tus, http: http, dav: dav, partLength: partLength,
+                             partials: tusPartials)
         case .webdav:
             guard let dav else { throw RemoteError.unsupportedServer(url: url) }
             return dav

@@ -49,6 +49,8 @@ public struct TusOptions: Sendable, Hashable {
     public var speaksOurVersion: Bool { versions.contains(TusProtocol.version) }
     /// Whether uploads can be created by POST.
     public var supportsCreation: Bool { extensions.contains("creation") }
+    /// Whether partial uploads can be joined into one (`concatenation`).
+    public var supportsConcatenation: Bool { extensions.contains(TusProtocol.concatenationExtension) }
     /// Whether uploads can be removed by DELETE.
     public var supportsTermination: Bool { extensions.contains("termination") }
 

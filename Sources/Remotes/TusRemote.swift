@@ -6,7 +6,9 @@ import SkyliftCore
 /// metadata, resumed from the server's `Upload-Offset` (HEAD), sent by PATCH and removed by DELETE
 /// (termination). Where the server offers `block-checksum` (the embedded cloud does) the rest of a file goes
 /// in one PATCH and every block is confirmed at the end (see ``TusWrite``); elsewhere parts carry
-/// `Upload-Checksum` when the server checks them.
+/// `Upload-Checksum` when the server checks them. Where the server also offers `concatenation` and ``partials``
+/// is above 1 (the user asked for parts), a file goes as that many partial uploads side by side (see
+/// ``TusConcatWrite``); by default it is one stream.
 ///
 /// tus itself cannot stat, read or list; when the same folder also speaks WebDAV (the embedded server does),
 /// those calls go to ``dav``.
@@ -20,15 +22,18 @@ public struct TusRemote: Remote {
     public let dav: WebDAVRemote?
     /// Upper bound on one PATCH body; parts are digested then streamed, so this bounds re-sends, not memory.
     public let partLength: Int64
+    /// Partial uploads per file where the server offers `concatenation`; 1 sends one stream.
+    public let partials: Int
 
     public init(folderURL: URL, creationURL: URL? = nil, options: TusOptions, http: RemoteHTTP, dav: WebDAVRemote? = nil,
-                partLength: Int64 = 64 << 20) {
+                partLength: Int64 = 64 << 20, partials: Int = 1) {
         self.folderURL = RemotePath.folder(folderURL)
         self.creationURL = creationURL ?? folderURL
         self.options = options
         self.http = http
         self.dav = dav
         self.partLength = partLength
+        self.partials = max(1, partials)
     }
 
     /// The block size and checksum a creation or HEAD answer names, when the size is one this client accepts
@@ -69,9 +74,18 @@ public struct TusRemote: Remote {
         if let max = options.maxSize, length > max {
             throw RemoteError.status(413, method: "POST", url: creationURL, detail: "\(length) bytes exceed Tus-Max-Size \(max)")
         }
+        if partials > 1, options.supportsConcatenation, let part = TusConcatWrite.partLength(length: length, count: partials) {
+            return try await startConcat(name, length: length, partLength: part)
+        }
+        return try await create(name, length: length)
+    }
+
+    /// Creates one upload of `length` bytes (a partial upload with `concat`).
+    func create(_ name: String, length: Int64, concat: TusProtocol.Concat? = nil) async throws -> TusWrite {
         let checksum = options.blockSize != nil && length > 0 ? options.blockChecksum : nil
-        let r = try await http.expect([200, 201], "POST", creationURL,
-                                      headers: TusProtocol.creationHeaders(length: length, name: name, blockChecksum: checksum))
+        var headers = TusProtocol.creationHeaders(length: length, name: name, blockChecksum: checksum)
+        if let concat { headers.set(TusProtocol.Concat.header, concat.headerValue) }
+        let r = try await http.expect([200, 201], "POST", creationURL, headers: headers)
         guard let location = r.headers["Location"], let upload = URL(string: location, relativeTo: creationURL)?.absoluteURL else {
             throw RemoteError.protocolViolation(url: creationURL, reason: "upload created without a Location")
         }
@@ -79,6 +93,7 @@ public struct TusRemote: Remote {
     }
 
     public func resumeWrite(_ name: String, length: Int64, token: String) async throws -> (any RemoteWrite)? {
+        if token.hasPrefix(TusConcatWrite.tokenPrefix) { return try await resumeConcat(name, length: length, token: token) }
         guard let upload = URL(string: token) else { return nil }
         let probe = TusWrite(remote: self, uploadURL: upload, length: length, blocks: nil)
         do {

@@ -74,6 +74,7 @@ struct TransferSettings {
             partLength = S3Settings.partLength(given: given.partSize)
         }
         options = UploadOptions(force: given.force, verify: given.verify, partLength: partLength, parts: PartsInFlight.count(given.parts))
+        options.tusPartials = PartsInFlight.tusPartials(given.parts)
     }
 
     /// Asks the destination what it speaks and returns an uploader for it; errors become one-line failures.
@@ -83,7 +84,7 @@ struct TransferSettings {
             let remote: any Remote = if let s3Location {
                 try s3.remote(s3Location, transport: transport, environment: environment, partLength: s3PartLength)
             } else {
-                try await RemoteDiscovery(http: http, partLength: options.partLength).discover(destination)
+                try await RemoteDiscovery(http: http, partLength: options.partLength, tusPartials: options.tusPartials).discover(destination)
             }
             return Uploader(remote: remote, store: ResumeStore(directory: state), options: options)
         } catch let e as RemoteError {

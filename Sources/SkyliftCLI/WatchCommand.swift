@@ -81,6 +81,7 @@ public enum WatchCommand: Command {
         try given.token.exclusive(\.token, \.tokenFile, command: spec.name)
         let tls = try given.tls.trust(command: spec.name)
         var options = UploadOptions(parts: PartsInFlight.count(given.parts))
+        options.tusPartials = PartsInFlight.tusPartials(given.parts)
         if let size = given.partSize { options.partLength = size.bytes }
         // Every upload is checked against the digest the server records, when it serves one (no extra bytes).
         options.checkServedDigest = true

@@ -23,6 +23,11 @@ struct TusUpload: Sendable {
         var badBlocks: [Int]? = nil
         /// `block-checksum`: the algorithm's name; nil in uploads created before there was a choice (SHA-256).
         var blockChecksum: String? = nil
+        /// `concatenation`: true for a partial upload, which stays when finished until a final upload joins it.
+        var partial: Bool? = nil
+        /// `concatenation`: the ids of the partial uploads a final upload joined, in order. A final upload's
+        /// record is written once its file is in place; its data file stays empty (it only dates the record).
+        var final: [String]? = nil
 
         /// The block checksum of a `block-checksum` upload.
         var blockAlgorithm: BlockChecksumAlgorithm { blockChecksum.flatMap(BlockChecksumAlgorithm.init(rawValue:)) ?? .sha256 }
@@ -35,6 +40,9 @@ struct TusUpload: Sendable {
     var dataPath: String { directory + "/" + id + ".data" }
     var pendingPath: String { directory + "/" + id + ".pending" }
     var blocksPath: String { directory + "/" + id + ".blocks" }
+    /// A final upload's file while partial uploads are copied into it (`concatenation`); a crash leaves it to
+    /// the next sweep, and the partial uploads untouched.
+    var joiningPath: String { directory + "/" + id + ".joining" }
 
     /// Upload ids are 32 lower-case hex digits; anything else never touches the file system.
     static func isValidID(_ id: Substring) -> Bool {
@@ -66,6 +74,14 @@ struct TusUpload: Sendable {
         return min(size, recorded.overflow ? length : min(recorded.partialValue, length))
     }
 
+    /// Whether every byte is in and, for a `block-checksum` upload, every block confirmed good: what a finished
+    /// partial upload must be before a final upload may join it.
+    func isFinished(_ info: Info) -> Bool {
+        guard let length = info.length, offset(info) == length, !FileManager.default.fileExists(atPath: pendingPath) else { return false }
+        guard let blockSize = info.blockSize else { return true }
+        return (info.confirmedBlocks ?? 0) >= TusProtocol.blockCount(length: length, blockSize: blockSize) && (info.badBlocks ?? []).isEmpty
+    }
+
     /// `<id>.blocks`, with checksums of the upload's size.
     func blockFile(_ info: Info) -> TusBlockFile { TusBlockFile(path: blocksPath, digestSize: info.blockAlgorithm.byteCount) }
 
@@ -88,6 +104,6 @@ struct TusUpload: Sendable {
     }
 
     func remove() {
-        for p in [dataPath, infoPath, pendingPath, blocksPath, infoPath + ".tmp"] { FileSystem.unlink(p) }
+        for p in [dataPath, infoPath, pendingPath, blocksPath, joiningPath, infoPath + ".tmp"] { FileSystem.unlink(p) }
     }
 }

@@ -16,10 +16,20 @@ extension TusUploads {
         return decision
     }
 
-    /// Removes expired uploads and undoes unverified chunks left by a crash. Cheap: one directory listing.
+    /// Removes expired uploads, undoes unverified chunks left by a crash and removes joins a crash cut short.
+    /// Cheap: one directory listing.
     func sweepExpired() {
         let now = Date()
         for name in (try? FileManager.default.contentsOfDirectory(atPath: store.uploadsDirectory)) ?? [] {
+            if name.hasSuffix(".joining") {
+                // A final upload's join that no request holds was cut by a crash: its partial uploads are intact.
+                let id = String(name.dropLast(8))
+                if TusUpload.isValidID(Substring(id)), claim(id) {
+                    defer { unclaim(id) }
+                    FileSystem.unlink(upload(id).joiningPath)
+                }
+                continue
+            }
             guard name.hasSuffix(".info") else { continue }
             let id = String(name.dropLast(5))
             guard TusUpload.isValidID(Substring(id)) else { continue }

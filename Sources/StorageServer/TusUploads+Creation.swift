@@ -3,12 +3,18 @@ import HTTPServer
 import SkyliftCore
 
 /// Creation (POST to a folder under `/dav/`), with `creation-with-upload`, `creation-defer-length` and the
-/// `block-checksum` opt-in (`Upload-Block-Checksum: crc32c` or `sha256`).
+/// `block-checksum` opt-in (`Upload-Block-Checksum: crc32c` or `sha256`), and `Upload-Concat` (`partial` here;
+/// `final` in `TusUploads+Concat`).
 extension TusUploads {
     func create(_ request: HTTPRequest, folder: StoragePath) -> HTTPHeadDecision {
         if let refusal = versionRefusal(request) { return .respond(refusal) }
         if let st = FileSystem.stat(folder.filePath), !st.isDirectory {
             return .respond(Self.tusResponse(409, "not a folder: \(folder.relative)"))
+        }
+        let partial: Bool
+        switch concatenation(request, folder: folder) {
+        case let .value(p): partial = p
+        case let .refused(response): return .respond(response)
         }
         let deferred = request.headers["Upload-Defer-Length"]?.trimmingSpaces()
         let lengthHeader = request.headers["Upload-Length"]
@@ -24,11 +30,12 @@ extension TusUploads {
         }
         let metadataHeader = request.headers["Upload-Metadata"] ?? ""
         let target: StoragePath
-        switch finalPath(folder: folder, metadata: metadataHeader) {
+        switch partial ? partialTarget(folder: folder, metadata: metadataHeader) : finalPath(folder: folder, metadata: metadataHeader) {
         case let .value(p): target = p
         case let .refused(response): return .respond(response)
         }
         var info = TusUpload.Info(length: length, metadata: metadataHeader, target: target.segments)
+        if partial { info.partial = true }
         if let refusal = optIntoBlocks(request, length: length, info: &info) { return .respond(refusal) }
         sweepExpired()
         let upload = upload(TusUpload.newID())
@@ -59,6 +66,23 @@ extension TusUploads {
         return .respond(Self.tusResponse(201, headers: h))
     }
 
+    /// `Upload-Concat` of a creation: false without it, true for `partial`; a `final` creation is answered here
+    /// (as a refusal, since it needs nothing more from `create`), and so is a malformed value.
+    private func concatenation(_ request: HTTPRequest, folder: StoragePath) -> Checked<Bool> {
+        guard let value = request.headers[TusProtocol.Concat.header] else { return .value(false) }
+        switch TusProtocol.Concat.parse(value) {
+        case .success(.partial): return .value(true)
+        case let .success(.final(urls)): return .refused(createFinal(request, folder: folder, urls: urls))
+        case let .failure(refusal): return .refused(Self.tusResponse(400, refusal.description))
+        }
+    }
+
+    /// A partial upload lands nowhere itself (its final upload names the file): its target is the folder, and
+    /// its metadata need only be well-formed.
+    private func partialTarget(folder: StoragePath, metadata: String) -> Checked<StoragePath> {
+        TusProtocol.parseMetadata(metadata) == nil ? .refused(Self.tusResponse(400, "malformed Upload-Metadata")) : .value(folder)
+    }
+
     /// `Upload-Block-Checksum`: sets up `block-checksum` in `info` with the algorithm asked for; the refusal
     /// when that is not one this server takes or the length is deferred.
     private func optIntoBlocks(_ request: HTTPRequest, length: Int64?, info: inout TusUpload.Info) -> HTTPResponse? {
@@ -76,7 +100,7 @@ extension TusUploads {
     }
 
     /// The folder plus `filename`, under the optional `relativePath` (which may itself end in the file name).
-    private func finalPath(folder: StoragePath, metadata: String) -> Checked<StoragePath> {
+    func finalPath(folder: StoragePath, metadata: String) -> Checked<StoragePath> {
         guard let pairs = TusProtocol.parseMetadata(metadata) else { return .refused(Self.tusResponse(400, "malformed Upload-Metadata")) }
         guard let filename = pairs["filename"], !filename.isEmpty else {
             return .refused(Self.tusResponse(400, "Upload-Metadata needs a filename"))

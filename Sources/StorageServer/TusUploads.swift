@@ -6,15 +6,15 @@ import SkyliftSystem
 import Synchronization
 
 /// tus 1.0.0 resumable uploads: creation (POST to a folder under `/dav/`), creation-with-upload,
-/// creation-defer-length, termination, checksum (sha1, sha256), expiration and `block-checksum` (see
-/// `TusUploads+Blocks`), at `/uploads/<id>`. The wire format is `SkyliftCore.TusProtocol`, shared with the client.
+/// creation-defer-length, termination, checksum (sha1, sha256), expiration, concatenation (see
+/// `TusUploads+Concat`) and `block-checksum` (see `TusUploads+Blocks`), at `/uploads/<id>`. The wire format is `SkyliftCore.TusProtocol`, shared with the client.
 ///
 /// State lives on disk (see ``TusUpload``), so uploads survive restarts; the only in-memory state is
 /// which uploads a request is writing or removing: one at a time, the others get 423 (see `holding`).
 final class TusUploads: Sendable {
     static let version = TusProtocol.version
     static let extensions = "creation,creation-with-upload,creation-defer-length,termination,checksum,expiration,"
-        + TusProtocol.blockChecksumExtension
+        + TusProtocol.concatenationExtension + "," + TusProtocol.blockChecksumExtension
     static let offsetContentType = TusProtocol.offsetContentType
 
     let store: Store
@@ -92,7 +92,9 @@ final class TusUploads: Sendable {
             }
         }
         var h = HTTPHeaders()
-        h.add("Upload-Offset", String(offset))
+        // A final upload is whole once it exists: its bytes are the partial uploads it joined.
+        h.add("Upload-Offset", String(info.final == nil ? offset : info.length ?? 0))
+        if let concat = Self.concat(info) { h.add(TusProtocol.Concat.header, concat.headerValue) }
         if let length = info.length { h.add("Upload-Length", String(length)) } else { h.add("Upload-Defer-Length", "1") }
         if !info.metadata.isEmpty { h.add("Upload-Metadata", info.metadata) }
         addBlockHeaders(to: &h, info)
@@ -105,6 +107,7 @@ final class TusUploads: Sendable {
     /// other request can move it until the body is in.
     private func patch(_ request: HTTPRequest, upload: TusUpload) -> HTTPHeadDecision {
         guard var info = upload.loadInfo(), let offset = upload.offset(info) else { return .respond(Self.tusResponse(404, "no such upload")) }
+        if info.final != nil { return .respond(Self.tusResponse(403, "a final upload (Upload-Concat: final) takes no PATCH")) }
         if isExpired(upload) {
             upload.remove()
             return .respond(Self.tusResponse(410, "upload expired"))
@@ -171,8 +174,24 @@ final class TusUploads: Sendable {
 
     /// Moves the finished data file into place (creating folders as needed) and forgets the upload.
     /// Returns an error response when that is impossible; the upload then stays for a retry.
+    /// A finished partial upload stays where it is, for a final upload to join (`TusUploads+Concat`).
     func complete(_ upload: TusUpload, info: TusUpload.Info) -> HTTPResponse? {
-        let target = StoragePath(segments: info.target, rootPath: store.rootPath)
+        if info.partial == true {
+            streamed.drop(upload.id) // the final upload hashes the joined bytes as it copies them
+            return nil
+        }
+        if let failure = place(upload.dataPath, target: info.target, before: { recordDigests(upload, length: info.length) }) {
+            return failure
+        }
+        upload.remove()
+        return nil
+    }
+
+    /// Renames the file at `path` (in the uploads folder) to `segments` below the root, creating folders as
+    /// needed and confined to the root; `before` runs just before the rename (digest records). The refusal
+    /// when that is impossible.
+    func place(_ path: String, target segments: [String], before: () -> Void) -> HTTPResponse? {
+        let target = StoragePath(segments: segments, rootPath: store.rootPath)
         guard let parent = target.parent, store.resolver.isConfined(target) else {
             return Self.tusResponse(403, "target leads outside the root")
         }
@@ -186,15 +205,14 @@ final class TusUploads: Sendable {
             if place.stat()?.isDirectory == true {
                 return Self.tusResponse(409, "a folder exists at \(target.relative)")
             }
-            recordDigests(upload, length: info.length)
-            guard renameat(AT_FDCWD, upload.dataPath, place.folder, place.name) == 0 else {
+            before()
+            guard renameat(AT_FDCWD, path, place.folder, place.name) == 0 else {
                 throw FileSystemError(operation: "rename", path: target.relative, errno: errno)
             }
             _ = fsync(place.folder)
         } catch {
             return Self.tusResponse(500, "cannot move upload into place at \(target.relative)")
         }
-        upload.remove()
         return nil
     }
 

@@ -3,7 +3,7 @@ import Hashing
 import Remotes
 import SkyliftCore
 
-// Parts in any order, several at once, for remotes that take them so (S3 multipart).
+// Parts in any order, several at once, for remotes that take them so (S3 multipart, tus concatenation).
 extension Job {
     /// Sends every part the service lacks, `options.parts` at a time. Each part is digested from the source, then
     /// streamed from it (read twice, held never), and retried on its own under the engine's policy; a lost upload
@@ -47,15 +47,20 @@ struct PartSender: Sendable {
     let retry: RetryPolicy
     let emit: @Sendable (UploadEvent) -> Void
 
-    /// Sends part `number` until the service stores it; returns its length.
+    /// Sends part `number` until the service stores it; returns the bytes it added to what the service held of
+    /// it (the part's length, unless the write continues parts from the bytes the service holds).
     func send(_ number: Int) async throws -> Int64 {
         let slice = write.range(ofPart: number, length: length)
-        let range = ByteRange(offset: slice.offset, length: slice.length)
         var attempts = 0
+        var heldAtStart: Int64?
         while true {
             try Task.checkCancellation()
             let streamed = SentCounter()
             do {
+                // Every attempt continues from what the service holds now: a cut attempt may have left more.
+                let held = write.continuesParts ? min(max(0, try await write.heldPrefix(ofPart: number)), slice.length) : 0
+                if heldAtStart == nil { heldAtStart = held }
+                let range = ByteRange(offset: slice.offset + held, length: slice.length - held)
                 var checksum: [UInt8]?
                 if let alg = write.partChecksum { checksum = try await source.digest(of: range, Job.algorithm(alg)) }
                 let source = self.source, counter = self.counter
@@ -63,7 +68,7 @@ struct PartSender: Sendable {
                     PartInputStream(base: try source.open(range), limit: range.length, counter: counter, attempt: streamed)
                 }
                 try await write.send(part, number: number)
-                return range.length
+                return slice.length - (heldAtStart ?? 0)
             } catch let error as RemoteError {
                 progress.rewind(by: streamed.total)
                 guard error.disposition != .fatal, error.disposition != .restart else { throw error }

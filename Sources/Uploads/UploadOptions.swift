@@ -12,9 +12,14 @@ public struct UploadOptions: Sendable {
     /// Largest PATCH body. Each part is digested (when the server checks parts) and then streamed, so this
     /// bounds what a failure re-sends, not memory.
     public var partLength: Int64
-    /// Parts of one file in flight at once, where the remote takes parts in any order (S3 multipart). Each
+    /// Parts of one file in flight at once, where the remote takes parts in any order (S3 multipart; tus
+    /// partial uploads, see ``tusPartials``). Each
     /// streams from the source, so memory grows with this by a few buffers, not by a part.
     public var parts: Int
+    /// Partial uploads per file for a tus server offering `concatenation`, sent side by side and joined at the
+    /// end (`--parts N` given explicitly). 1, the default, sends one stream: on loopback partial uploads measured
+    /// slower than one stream, and every partial upload loses its block in progress to a crash.
+    public var tusPartials = 1
     /// Seconds between progress events.
     public var progressInterval: Double
     /// Compare SHA-256 with the digest the server offers for the stored object (`Repr-Digest`), when it

@@ -99,6 +99,11 @@ struct Job {
                 try await w.finish()
                 break
             } catch let e as RemoteError {
+                // The server forgot a write that may have completed (a lost answer to its last request, such as
+                // a tus final upload's creation): the destination holding the source means it did.
+                if e.disposition == .restart, write != nil, try await finishedEarlier() {
+                    return try await confirm(length: length, verified: true)
+                }
                 try await recover(from: e, write: &write)
             } catch let e as UploadError {
                 if case .sourceChanged = e { await discard(write) }

@@ -23,6 +23,24 @@ import Testing
         #expect(TusOptions(headers: ["DAV": "1,2"]) == nil)
     }
 
+    @Test func uploadConcatIsReadWithBounds() {
+        typealias Concat = TusProtocol.Concat
+        #expect(Concat.parse(" partial ") == .success(.partial))
+        #expect(Concat.parse("final;/uploads/a  http://h/uploads/b\t/uploads/c") == .success(.final(["/uploads/a", "http://h/uploads/b", "/uploads/c"])))
+        #expect(Concat.parse("final;") == .failure(.empty))
+        #expect(Concat.parse("final; ") == .failure(.empty))
+        for bad in ["", "partial;", "Final;/a", "final /uploads/a", "finally;/a", "partial final;/a"] {
+            #expect(Concat.parse(bad) == .failure(.malformed), "\(bad)")
+        }
+        let limit = Array(repeating: "/u", count: Concat.maxParts)
+        #expect(Concat.parse("final;" + limit.joined(separator: " ")) == .success(.final(limit)))
+        #expect(Concat.parse("final;" + (limit + ["/u"]).joined(separator: " ")) == .failure(.tooMany(limit: Concat.maxParts)))
+        #expect(Concat.final(["/uploads/a", "/uploads/b"]).headerValue == "final;/uploads/a /uploads/b")
+        let offered = TusOptions(headers: ["Tus-Version": "1.0.0", "Tus-Extension": "creation,concatenation"])
+        #expect(offered?.supportsConcatenation == true)
+        #expect(TusOptions(headers: ["Tus-Version": "1.0.0", "Tus-Extension": "creation"])?.supportsConcatenation == false)
+    }
+
     @Test func metadataRoundTripsAndCarriesRelativePath() {
         let h = TusProtocol.creationHeaders(length: 42, name: "trip/day 1/clip é.mp4")
         #expect(h["Upload-Length"] == "42")

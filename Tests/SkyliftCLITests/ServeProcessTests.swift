@@ -26,12 +26,18 @@ final class ServeProcess {
     let stdout = Pipe()
     let stderr = Pipe()
 
-    /// `umask`: run under this umask (e.g. "000") to check that files get their mode at creation.
-    init(_ arguments: [String], environment: [String: String], umask: String? = nil) throws {
+    /// `umask`: run under this umask (e.g. "000") to check that files get their mode at creation. `errors`: a
+    /// file that takes stderr (the access log) instead of a pipe nobody drains.
+    init(_ arguments: [String], environment: [String: String], umask: String? = nil, errors: URL? = nil) throws {
         (process.executableURL, process.arguments) = try skyliftInvocation(["serve"] + arguments, umask: umask)
         process.environment = environment
         process.standardOutput = stdout
-        process.standardError = stderr
+        if let errors {
+            FileManager.default.createFile(atPath: errors.path, contents: nil)
+            process.standardError = try FileHandle(forWritingTo: errors)
+        } else {
+            process.standardError = stderr
+        }
         try process.run()
     }
 

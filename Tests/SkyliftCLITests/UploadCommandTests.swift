@@ -31,7 +31,7 @@ import Testing
           --force                 upload even when the destination already holds the same content
           --verify                read the object back (or use a server digest) and compare SHA-256
           --part-size SIZE        tus PATCH size if the server lacks block-checksum, e.g. 16M (default: 64M), or S3 part (at least 5M; default: sized to the file)
-          --parts N               parts of one file in flight, where the remote takes them in any order (S3; default: 4)
+          --parts N               parts of one file in flight: S3 multipart (default: 4), tus concatenation where offered (default: 1)
           --ca-cert FILE          trust an HTTPS server whose certificate is in FILE (PEM) or signed by one there
           --pin-sha256 PIN        trust the HTTPS server with this public key, as 'serve' prints (sha256//BASE64)
           --s3-endpoint URL       S3 service for s3:// locations (default: $AWS_ENDPOINT_URL, else AWS)
@@ -71,7 +71,7 @@ import Testing
           --force                       upload even when the destination already holds the same content
           --verify                      read the object back (or use a server digest) and compare SHA-256
           --part-size SIZE              tus PATCH size if the server lacks block-checksum, e.g. 16M (default: 64M), or S3 part (at least 5M; default: sized to the file)
-          --parts N                     parts of one file in flight, where the remote takes them in any order (S3; default: 4)
+          --parts N                     parts of one file in flight: S3 multipart (default: 4), tus concatenation where offered (default: 1)
           --ca-cert FILE                trust an HTTPS server whose certificate is in FILE (PEM) or signed by one there
           --pin-sha256 PIN              trust the HTTPS server with this public key, as 'serve' prints (sha256//BASE64)
           --s3-endpoint URL             S3 service for s3:// locations (default: $AWS_ENDPOINT_URL, else AWS)

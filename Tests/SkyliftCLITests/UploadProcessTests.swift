@@ -63,16 +63,21 @@ final class CloudFixture {
     var url = ""
     /// A relay in front of the server (``slowDown()``), through which uploads then go.
     var relay: FlipRelay?
+    /// Where the server's access log goes, when kept (see ``requests(_:)``).
+    let accessLog: URL?
 
-    init() throws {
+    /// `accessLog`: keep the server's request log (in a file) rather than run it `--quiet`.
+    init(accessLog: Bool = false) throws {
         dir = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-up-\(UUID().uuidString)")
         root = dir.appendingPathComponent("root")
+        self.accessLog = accessLog ? dir.appendingPathComponent("access.log") : nil
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         try start(listen: "127.0.0.1:0")
     }
 
     func start(listen: String) throws {
-        let s = try ServeProcess(["--root", root.path, "--listen", listen, "--token", token, "--quiet"], environment: ["PATH": "/usr/bin:/bin"])
+        let s = try ServeProcess(["--root", root.path, "--listen", listen, "--token", token] + (accessLog == nil ? ["--quiet"] : []),
+                                 environment: ["PATH": "/usr/bin:/bin"], errors: accessLog)
         let lines = s.lines(3)
         url = lines.first { $0.hasPrefix("  url:") }?.replacingOccurrences(of: "  url:   ", with: "") ?? ""
         serve = s
@@ -93,6 +98,12 @@ final class CloudFixture {
         guard let relay, var c = URLComponents(string: url) else { return url }
         c.port = Int(relay.port)
         return c.string ?? url
+    }
+
+    /// The access log's lines for requests with `method` so far (empty without ``accessLog``).
+    func requests(_ method: String) -> [String] {
+        guard let accessLog, let text = try? String(contentsOf: accessLog, encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").map(String.init).filter { $0.contains(" \(method) /") || $0.hasPrefix("\(method) /") }
     }
 
     /// A file of random bytes.

@@ -31,7 +31,7 @@ import Testing
           --max-wait SECONDS    upload a file that never stops changing after this long (default: 60)
           --ignore GLOB         also ignore matching names (or paths, if GLOB has a /) (repeatable)
           --jobs N              uploads at once (default: 2)
-          --parts N             parts of one file in flight, where the remote takes them in any order (S3; default: 4)
+          --parts N             parts of one file in flight: S3 multipart (default: 4), tus concatenation where offered (default: 1)
           --state DIR           queue and resume state (default: $XDG_STATE_HOME/skylift/watch/<id of DIR>)
           --part-size SIZE      tus PATCH size if the server lacks block-checksum, e.g. 16M (default: 64M), or S3 part (at least 5M; default: sized to the file)
           --json                one JSON object per event on stdout

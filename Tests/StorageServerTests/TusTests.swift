@@ -43,7 +43,7 @@ import Testing
             #expect([200, 204].contains(r.status))
             #expect(r.header("Tus-Version") == "1.0.0")
             #expect(r.header("Tus-Extension")?.components(separatedBy: ",").sorted() ==
-                    ["block-checksum", "checksum", "creation", "creation-defer-length", "creation-with-upload", "expiration", "termination"])
+                    ["block-checksum", "checksum", "concatenation", "creation", "creation-defer-length", "creation-with-upload", "expiration", "termination"])
             #expect(r.header("Tus-Block-Size") == "4194304")
             #expect(r.header("Tus-Max-Size") == "\(f.maxSize)")
             #expect(r.header("Tus-Checksum-Algorithm") == "sha1,sha256")

@@ -109,6 +109,22 @@ final class PythonServer {
         #expect(try Data(contentsOf: peer.root.appendingPathComponent("holiday.mp4")) == Data(testBytes(700_000, seed: 3)))
     }
 
+    /// Parts asked of a tus server that does not offer `concatenation`: one stream, as without them.
+    @Test func tusServerWithoutConcatenationTakesOneStreamWhenPartsAreAsked() async throws {
+        let peer = try PythonServer(script: PythonServer.aiohttpTus, python: TestPrograms.python("aiohttp", "aiohttp_tus"))
+        let dir = try TempDir()
+        let file = try dir.file("parts.bin", count: 3 << 20, seed: 6)
+        let remote = try await RemoteDiscovery(http: remoteHTTP(), tusPartials: 4).discover(URL(string: "http://127.0.0.1:\(peer.port)/files")!)
+        let state = TusConcatEngineTests.RecordingState(ResumeStore(directory: dir.url.appendingPathComponent("state")))
+        var options = fastOptions(partLength: 1 << 20)
+        options.tusPartials = 4
+        let result = try await Uploader(remote: remote, store: state, options: options)
+            .start(try await BlobUploadSource.file(file.path), as: "parts.bin").result()
+        #expect(result.bytesSent == 3 << 20)
+        #expect(!state.tokens.withLock { $0 }.contains { $0.hasPrefix("tus-concat") })
+        #expect(try Data(contentsOf: peer.root.appendingPathComponent("parts.bin")) == Data(testBytes(3 << 20, seed: 6)))
+    }
+
     @Test func tusServerResumesAnInterruptedUpload() async throws {
         let peer = try PythonServer(script: PythonServer.aiohttpTus, python: TestPrograms.python("aiohttp", "aiohttp_tus"))
         let dir = try TempDir()

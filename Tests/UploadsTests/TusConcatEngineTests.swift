@@ -1,0 +1,81 @@
+import Foundation
+import Remotes
+import SkyliftCore
+import Synchronization
+import Testing
+@testable import Uploads
+
+/// The engine with tus partial uploads (`UploadOptions.tusPartials`) against a real StorageServer: every part's
+/// body cut short continues, in the next run, from its own partial upload's offset, sending only what is missing.
+@Suite struct TusConcatEngineTests {
+    /// A file whose bodies end early at `stops` (absolute offsets), as a crash cuts every part in flight.
+    struct CutSource: UploadSource {
+        let base: BlobUploadSource
+        let stops: [Int64]
+        var name: String { base.name }
+        var length: Int64 { base.length }
+        var identity: String { base.identity }
+        func checkUnchanged() async throws { try await base.checkUnchanged() }
+        func open(_ range: ByteRange) throws -> InputStream {
+            guard let stop = stops.first(where: { $0 > range.offset && $0 < range.end }) else { return try base.open(range) }
+            return PartInputStream(base: try base.open(range), limit: stop - range.offset, counter: SentCounter())
+        }
+    }
+
+    /// Keeps every record the engine saves, besides storing them.
+    final class RecordingState: ResumeState {
+        let store: ResumeStore
+        let tokens = Mutex<[String]>([])
+        init(_ store: ResumeStore) { self.store = store }
+        func load(source: String, destination: String) async -> ResumeRecord? { store.load(source: source, destination: destination) }
+        func save(_ record: ResumeRecord) async throws {
+            if let token = record.token { tokens.withLock { $0.append(token) } }
+            try store.save(record)
+        }
+        func remove(source: String, destination: String) async { store.remove(source: source, destination: destination) }
+    }
+
+    func uploader(_ cloud: EmbeddedCloud, partials: Int, state: any ResumeState) async throws -> Uploader {
+        let remote = try await RemoteDiscovery(http: remoteHTTP(token: EmbeddedCloud.token), tusPartials: partials).discover(cloud.folder("c/"))
+        var options = fastOptions()
+        options.tusPartials = partials
+        return Uploader(remote: remote, store: state, options: options)
+    }
+
+    @Test func cutPartsContinueFromTheirPartialUploadsOffsets() async throws {
+        let cloud = try EmbeddedCloud(), dir = try TempDir()
+        let part: Int64 = 6 << 20, block: Int64 = 4 << 20
+        let total = Int(3 * part)
+        let file = try dir.file("big.bin", count: total, seed: 9)
+        let source = try await BlobUploadSource.file(file.path)
+        let state = RecordingState(ResumeStore(directory: dir.url.appendingPathComponent("state")))
+        // Every part's body ends 5 MiB in, again and again: the server keeps each part's first block.
+        let cut = CutSource(base: source, stops: (0 ..< 3).map { Int64($0) * part + 5 << 20 })
+        let first = try await uploader(cloud, partials: 3, state: state)
+        await #expect(throws: UploadError.self) { _ = try await first.start(cut, as: "big.bin").result() }
+        let token = try #require(state.tokens.withLock { $0.first })
+        #expect(token.hasPrefix("tus-concat \(part) ") && token.split(separator: " ").count == 5, "\(token)")
+        #expect(cloud.stored("c/big.bin") == nil)
+
+        let second = try await uploader(cloud, partials: 3, state: state)
+        let (result, events) = await runCollecting(second.start(source, as: "big.bin"))
+        let done = try result.get()
+        #expect(done.resumedFrom == 3 * block && done.bytesSent == Int64(total) - 3 * block, "\(done)")
+        #expect(events.contains { $0.resumedOffset == 3 * block } && !events.contains { $0.restartReason != nil })
+        #expect(state.tokens.withLock { Set($0) } == [token], "the second run reattached to the same partial uploads")
+        #expect(cloud.stored("c/big.bin") == testBytes(total, seed: 9))
+    }
+
+    @Test func onePartialOrASmallFileIsOneStream() async throws {
+        let cloud = try EmbeddedCloud(), dir = try TempDir()
+        for (name, count, partials) in [("one.bin", 3 << 20, 1), ("small.bin", 1 << 20, 4)] {
+            let file = try dir.file(name, count: count, seed: 5)
+            let state = RecordingState(ResumeStore(directory: dir.url.appendingPathComponent("state")))
+            let up = try await uploader(cloud, partials: partials, state: state)
+            let done = try await up.start(try await BlobUploadSource.file(file.path), as: name).result()
+            #expect(done.bytesSent == Int64(count))
+            #expect(!state.tokens.withLock { $0 }.contains { $0.hasPrefix("tus-concat") }, "\(name)")
+            #expect(cloud.stored("c/" + name) == testBytes(count, seed: 5))
+        }
+    }
+}
