@@ -10,7 +10,7 @@ import SkyliftSystem
 final class FileSink {
     let file: FileDescriptor
     let path: String
-    /// Sees every byte appended; nil where the bytes are recorded some other way (tus, hashed at completion).
+    /// Sees every byte appended; nil where the bytes are recorded some other way (a tus upload hashed at completion).
     let digests: DigestRecorder?
     private(set) var written: Int64 = 0
     private let own: UnsafeMutableRawBufferPointer
@@ -30,7 +30,7 @@ final class FileSink {
         buffer = own
     }
 
-    /// Takes ownership of the raw descriptor `fd`; no digests (the tus receiver's form).
+    /// Takes ownership of the raw descriptor `fd`; no digests.
     convenience init(fd: Int32, path: String) {
         self.init(file: FileDescriptor(rawValue: fd), path: path, digests: nil)
     }

@@ -14,7 +14,7 @@ final class HashRing: @unchecked Sendable {
     // `hashing` and `closed` are guarded by `condition`; a buffer is hashed (and the recorder used) only by the
     // thread that set `hashing`, and after `finish()` by nobody but the caller.
     static let count = 4
-    static let bufferSize = 1 << 20
+    static let bufferSize = 256 << 10
 
     private let buffers: [UnsafeMutableRawBufferPointer]
     private var lengths: [Int]

@@ -9,8 +9,8 @@ import SkyliftSystem
 /// `<id>.blocks`. A body cut short keeps every recorded block; only the block in progress is lost.
 ///
 /// Nothing here is trusted yet: the upload finishes only once the client confirmed every checksum
-/// (see `TusUploads+Blocks`). Meanwhile the whole file's digests run over the same bytes (``running``), so
-/// completion need not read the file again.
+/// (see `TusUploads+Blocks`). Meanwhile the whole file's digests run over the same bytes (``running``, fed by the
+/// sink), so completion need not read the file again.
 final class TusBlockReceiver: HTTPBodyReceiver {
     private let upload: TusUpload
     private let blocks: TusBlockFile
@@ -51,7 +51,9 @@ final class TusBlockReceiver: HTTPBodyReceiver {
             close(fd)
             throw FileSystemError(operation: "truncate", path: upload.dataPath, errno: errno)
         }
-        sink = FileSink(fd: fd, path: upload.dataPath)
+        // The running digest goes through the sink, so past its first buffer it is computed on the sink's
+        // hashing thread (``HashRing``) beside this one, as for a PUT.
+        sink = FileSink(file: FileDescriptor(rawValue: fd), path: upload.dataPath, digests: running)
         // Checksums past the offset go too (a short last block is kept when the offset is the upload's end).
         try blocks.keep(TusProtocol.blockCount(length: offset, blockSize: blockSize))
     }
@@ -68,7 +70,6 @@ final class TusBlockReceiver: HTTPBodyReceiver {
             let piece = UnsafeRawBufferPointer(rebasing: rest[0 ..< n])
             do { try sink.append(piece) } catch { return fail(failure(error)) }
             checksum.update(piece)
-            running?.update(piece)
             rest = UnsafeRawBufferPointer(rebasing: rest[n...])
             if position == blockEnd {
                 do { try checkpoint() } catch { return fail(failure(error)) }
@@ -105,8 +106,9 @@ final class TusBlockReceiver: HTTPBodyReceiver {
     }
 
     /// Hands the running digest on when it covers exactly what the upload kept; a cut block makes it useless.
+    /// Kept bytes are all written (every checkpoint flushes), so waiting for the sink's hashing completes it.
     private func keepRunning() {
-        guard let r = running.take(), !failed, position == durable else { return }
+        guard let r = running.take(), !failed, position == durable, (try? sink.finishHashing()) != nil else { return }
         streamed.keep(r, for: upload.id, covered: durable)
     }
 
