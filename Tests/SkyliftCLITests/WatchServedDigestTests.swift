@@ -1,4 +1,5 @@
 import Foundation
+import TestProbes
 import Testing
 
 /// `skylift watch` against `skylift serve`, both the built binary: every upload is checked against the digest
@@ -11,8 +12,8 @@ import Testing
         Data((0 ..< count).map { UInt8(truncatingIfNeeded: ($0 &* 31) ^ ($0 >> 11) &+ seed) })
     }
 
-    static func watch(_ cloud: Cloud, _ dir: URL) throws -> WatchProcess {
-        try WatchProcess([dir.path, "--to", cloud.url, "--token", Cloud.token, "--state", cloud.dir.appendingPathComponent("state").path,
+    static func watch(_ cloud: Cloud, _ dir: URL, to url: String? = nil) throws -> WatchProcess {
+        try WatchProcess([dir.path, "--to", url ?? cloud.url, "--token", Cloud.token, "--state", cloud.dir.appendingPathComponent("state").path,
                           "--json", "--settle", "0.2"])
     }
 
@@ -50,27 +51,29 @@ import Testing
     }
 
     // The server computes its digest record as a tus upload's bytes arrive, and reads the data file again at
-    // completion only when that running digest was lost: here the watch process is killed mid-body (the server
-    // stopped with SIGSTOP meanwhile, so the body is surely cut) after a byte the server already holds was
-    // flipped on disk. The restarted watch finishes the upload, the server's record then covers the flipped
-    // byte, the served digest differs from the source, and watch must say so and send the file again.
+    // completion only when that running digest was lost: here the watch process is killed mid-body after a byte
+    // the server already holds was flipped on disk. The watch talks to the server through a relay that slows the
+    // body to ~4 MiB/s, so the kill lands inside the upload however loaded the machine is (racing a fast upload
+    // with SIGSTOP missed it under load). The restarted watch finishes the upload, the server's record then
+    // covers the flipped byte, the served digest differs from the source, and watch must say so and send again.
     @Test func aServedDigestThatDiffersFromTheSourceIsCaughtAndTheFileSentAgain() throws {
         let cloud = try Cloud()
+        let port = try #require(cloud.url.split(separator: ":").last?.split(separator: "/").first.flatMap { UInt16($0) })
+        let relay = try FlipRelay(upstream: port, pause: 16_000)
+        defer { relay.stop() }
+        let viaRelay = "http://127.0.0.1:\(relay.port)/dav/"
         let dir = cloud.dir.appendingPathComponent("watched")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let first = try Self.watch(cloud, dir)
+        let first = try Self.watch(cloud, dir, to: viaRelay)
         _ = first.await("scanned")
-        let server = try #require(cloud.serve).process.processIdentifier
-        let name = "big.bin", size = 32 << 20
+        let name = "big.bin", size = 12 << 20
         try Self.bytes(size, seed: 1).write(to: dir.appendingPathComponent(name))
         let data = try #require(Self.dataFileHoldingABlock(cloud.root))
-        kill(server, SIGSTOP)
-        let held = (try? FileManager.default.attributesOfItem(atPath: data.path))?[.size] as? Int ?? size
         try IntegrityProcessTests.flipByteKeepingTimes(data, at: 1000)
         _ = first.stop(SIGKILL)
-        kill(server, SIGCONT)
-        try #require(held < size, "the upload finished before the server could be stopped")
-        let watch = try Self.watch(cloud, dir)
+        try #require(FileManager.default.fileExists(atPath: data.path), "the upload finished before the watch was killed")
+        try #require(!FileManager.default.fileExists(atPath: cloud.root.appendingPathComponent(name).path))
+        let watch = try Self.watch(cloud, dir, to: viaRelay)
         defer { _ = watch.stop() }
         let failed = watch.await("failed") { $0["path"] as? String == name }
         #expect((failed?["reason"] as? String)?.contains("differs from the source") == true, "\(failed ?? [:])")
