@@ -47,8 +47,9 @@ extension TusUploads {
             return .respond(Self.tusResponse(413, "body runs past the upload's length \(length)"))
         }
         do {
-            // The whole file's digest continues from the last body when that ended where this one starts.
-            let running = streamed.take(upload.id, covering: offset) ?? (offset == 0 ? store.digests.recorder() : nil)
+            // The whole file's digest continues from the last body when that ended where this one starts. A partial
+            // upload (`concatenation`) has none: its final upload hashes the joined bytes as it copies them.
+            let running = streamed.take(upload.id, covering: offset) ?? (offset == 0 && info.partial != true ? store.digests.recorder() : nil)
             let receiver = try TusBlockReceiver(
                 upload: upload, info: info, offset: offset, length: length, blockSize: blockSize,
                 running: running, streamed: streamed,

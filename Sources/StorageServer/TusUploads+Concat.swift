@@ -44,23 +44,24 @@ extension TusUploads {
             guard claim(id) else { return Self.tusResponse(423, "another request is using partial upload /uploads/\(id)") }
             held.append(id)
         }
-        let length: Int64
-        switch joinedLength(ids) {
-        case let .value(l): length = l
+        let lengths: [Int64]
+        switch partialLengths(ids) {
+        case let .value(l): lengths = l
         case let .refused(response): return response
         }
         let final = upload(TusUpload.newID())
         guard claim(final.id) else { return Self.tusResponse(500, "cannot create upload") }
         defer { unclaim(final.id) }
-        var info = TusUpload.Info(length: length, metadata: metadata, target: target.segments)
+        var info = TusUpload.Info(length: lengths.reduce(0, +), metadata: metadata, target: target.segments)
         info.final = ids
-        return join(ids, into: final, info: info)
+        return join(zip(ids, lengths).map { (id: $0, length: $1) }, into: final, info: info)
     }
 
-    /// The sum of the partial uploads' lengths; 400 when one is not a finished partial upload or the sum
-    /// overflows, 413 past `Tus-Max-Size`. Called holding every one of them.
-    private func joinedLength(_ ids: [String]) -> Checked<Int64> {
+    /// Each partial upload's length; 400 when one is not a finished partial upload or their sum overflows, 413
+    /// when it passes `Tus-Max-Size`. Called holding every one of them.
+    private func partialLengths(_ ids: [String]) -> Checked<[Int64]> {
         var total: Int64 = 0
+        var lengths: [Int64] = []
         for id in ids {
             let partial = upload(id)
             guard let info = partial.loadInfo(), info.partial == true else {
@@ -75,19 +76,20 @@ extension TusUploads {
             guard !overflow else { return .refused(Self.tusResponse(400, "Upload-Concat: the partial uploads' lengths overflow")) }
             guard sum <= maxSize else { return .refused(Self.tusResponse(413, "the partial uploads exceed Tus-Max-Size \(maxSize)")) }
             total = sum
+            lengths.append(length)
         }
-        return .value(total)
+        return .value(lengths)
     }
 
     /// Copies the partial uploads into the final upload's file (hashing as it goes), renames it into place, then
     /// removes the partial uploads and records the final upload (for HEAD).
-    private func join(_ ids: [String], into final: TusUpload, info: TusUpload.Info) -> HTTPResponse {
+    private func join(_ partials: [(id: String, length: Int64)], into final: TusUpload, info: TusUpload.Info) -> HTTPResponse {
         let temp = final.joiningPath
         do {
             let fd = try FileDescriptor.open(temp, .writeOnly, options: [.create, .exclusive, .noFollow])
             defer { fd.close() }
             let recorder = store.digests.recorder()
-            for id in ids {
+            for (id, length) in partials {
                 let partial = upload(id)
                 let source = try FileDescriptor.open(partial.dataPath, .readOnly, options: .noFollow)
                 defer { source.close() }
@@ -95,7 +97,7 @@ extension TusUploads {
                     recorder.update(bytes)
                     try fd.writeAll(bytes, path: temp)
                 }
-                guard copied == partial.loadInfo()?.length else { throw FileSystemError(operation: "join", path: partial.dataPath, errno: EIO) }
+                guard copied == length else { throw FileSystemError(operation: "join", path: partial.dataPath, errno: EIO) }
             }
             store.digests.save(recorder, fd: fd, path: temp)
             try fd.sync(path: temp)
@@ -108,10 +110,7 @@ extension TusUploads {
             FileSystem.unlink(temp)
             return failure
         }
-        for id in ids {
-            upload(id).remove()
-            streamed.drop(id)
-        }
+        for (id, _) in partials { upload(id).remove() }
         // The file is in place whatever happens now; without this record a HEAD on the final upload answers 404.
         if let fd = try? FileDescriptor.open(final.dataPath, .writeOnly, options: [.create, .exclusive, .noFollow]) { fd.close() }
         try? final.save(info)

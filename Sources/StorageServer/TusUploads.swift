@@ -176,10 +176,7 @@ final class TusUploads: Sendable {
     /// Returns an error response when that is impossible; the upload then stays for a retry.
     /// A finished partial upload stays where it is, for a final upload to join (`TusUploads+Concat`).
     func complete(_ upload: TusUpload, info: TusUpload.Info) -> HTTPResponse? {
-        if info.partial == true {
-            streamed.drop(upload.id) // the final upload hashes the joined bytes as it copies them
-            return nil
-        }
+        if info.partial == true { return nil }
         if let failure = place(upload.dataPath, target: info.target, before: { recordDigests(upload, length: info.length) }) {
             return failure
         }

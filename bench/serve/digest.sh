@@ -87,7 +87,8 @@ for round in $(seq "$ROUNDS"); do
         port_var=PORT_$n best_var=BEST_$n
         speed=$(put "http://127.0.0.1:${!port_var}/dav/put.bin")
         printf -v "$best_var" '%s' "$(max "${!best_var}" "$speed")"
-        printf -v "ALL_$n" '%s' "$(eval echo "\${ALL_$n:-}") $speed"
+        all_var=ALL_$n
+        printf -v "$all_var" '%s' "${!all_var:-} $speed"
     done
 done
 cmp -s "$WORK/source.bin" "$WORK/with/put.bin" || { echo "skylift stored a different PUT body" >&2; exit 1; }
