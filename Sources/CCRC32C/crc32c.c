@@ -1,9 +1,10 @@
 // CRC-32C for tus block checksums: a checksum that costs next to nothing per byte, so checking every block
 // of an upload does not compete with sending it. Written for Skylift from the polynomial's definition.
+// This file: the table version and the choice of version; the x86-64 instruction versions are in crc32c_x86.c.
 #include "CCRC32C.h"
+#include "crc32c_internal.h"
 
 #include <pthread.h>
-#include <string.h>
 
 #define POLY 0x82F63B78u
 
@@ -26,49 +27,26 @@ uint32_t skylift_crc32c_portable(uint32_t crc, const void *data, size_t length) 
     return ~c;
 }
 
-#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
-#include <cpuid.h>
+static int best_level;
+static pthread_once_t level_once = PTHREAD_ONCE_INIT;
 
-__attribute__((target("sse4.2")))
-static uint32_t crc32c_sse42(uint32_t crc, const void *data, size_t length) {
-    const unsigned char *p = data;
-    uint64_t c = ~crc;
-    while (length > 0 && ((uintptr_t)p & 7) != 0) {
-        c = __builtin_ia32_crc32qi((uint32_t)c, *p++);
-        length--;
-    }
-    while (length >= 8) {
-        uint64_t word;
-        memcpy(&word, p, 8);
-        c = __builtin_ia32_crc32di(c, word);
-        p += 8;
-        length -= 8;
-    }
-    while (length-- > 0) c = __builtin_ia32_crc32qi((uint32_t)c, *p++);
-    return ~(uint32_t)c;
+static void choose_level(void) { best_level = skylift_crc32c_cpu_level(); }
+
+int skylift_crc32c_level(void) {
+    pthread_once(&level_once, choose_level);
+    return best_level;
 }
 
-static int has_sse42 = -1;
+int skylift_crc32c_hardware(void) { return skylift_crc32c_level() > 0; }
 
-static void check_cpu(void) {
-    unsigned a = 0, b = 0, c = 0, d = 0;
-    has_sse42 = __get_cpuid(1, &a, &b, &c, &d) && (c & bit_SSE4_2) ? 1 : 0;
-}
-
-static pthread_once_t cpu_once = PTHREAD_ONCE_INIT;
-
-int skylift_crc32c_hardware(void) {
-    pthread_once(&cpu_once, check_cpu);
-    return has_sse42;
+uint32_t skylift_crc32c_with(int level, uint32_t crc, const void *data, size_t length) {
+    int best = skylift_crc32c_level();
+    if (level > best) level = best;
+    if (level <= 0) return skylift_crc32c_portable(crc, data, length);
+    return skylift_crc32c_cpu(level, crc, data, length);
 }
 
 uint32_t skylift_crc32c(uint32_t crc, const void *data, size_t length) {
-    return skylift_crc32c_hardware() ? crc32c_sse42(crc, data, length) : skylift_crc32c_portable(crc, data, length);
+    int level = skylift_crc32c_level();
+    return level > 0 ? skylift_crc32c_cpu(level, crc, data, length) : skylift_crc32c_portable(crc, data, length);
 }
-#else
-int skylift_crc32c_hardware(void) { return 0; }
-
-uint32_t skylift_crc32c(uint32_t crc, const void *data, size_t length) {
-    return skylift_crc32c_portable(crc, data, length);
-}
-#endif

@@ -66,11 +66,48 @@ import Testing
         }
     }
 
-    /// On the x86-64 machines this project builds on, the instruction is there and used.
-    @Test func usesTheInstructionWhereTheCPUHasIt() throws {
+    /// On the x86-64 machines this project builds on, the instructions are there and used: the level follows the
+    /// CPU flags the kernel reports (which it lists only when it also saves the registers they need).
+    @Test func usesTheInstructionsWhereTheCPUHasThem() throws {
         #if arch(x86_64) && os(Linux)
         let cpuinfo = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
-        #expect(CRC32C.usesHardware == cpuinfo.contains(" sse4_2"))
+        let flags = Set((cpuinfo.split(separator: "\n").first { $0.hasPrefix("flags") } ?? "").split(separator: " ").map(String.init))
+        #expect(CRC32C.usesHardware == flags.contains("sse4_2"))
+        var expected = 0
+        if flags.contains("sse4_2") { expected = 1 }
+        if expected == 1 && flags.contains("pclmulqdq") { expected = 2 }
+        if expected == 2 && flags.contains("vpclmulqdq") && flags.contains("avx2") { expected = 3 }
+        if expected == 3 && flags.contains("avx512f") { expected = 4 }
+        #expect(CRC32C.level == expected, "flags: \(flags.filter { $0.contains("avx") || $0.contains("clmul") || $0.contains("sse4") }.sorted())")
         #endif
+    }
+
+    /// Every level against the table (level 0): the published vectors, then every length around the points where a level
+    /// hands over to the next smaller one (64, 128, 256 bytes and their multiples), at odd offsets and from
+    /// arbitrary earlier checksums, and a long buffer. Levels the CPU lacks run the best it has, so this also
+    /// holds on other machines.
+    @Test(arguments: [0, 1, 2, 3, 4] as [Int32])
+    func everyLevelAgreesWithTheTable(level: Int32) {
+        for (input, expected) in Self.vectors {
+            #expect(CRC32C.checksum(input, level: level) == expected, "level \(level), \(input.count) bytes")
+        }
+        var seed: UInt64 = 0x5EED_0000 &+ UInt64(level)
+        func next() -> UInt64 {
+            seed &+= 0x9E37_79B9_7F4A_7C15
+            var z = seed
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        let data = (0 ..< 70000).map { _ in UInt8(truncatingIfNeeded: next()) }
+        var lengths = Array(0 ... 300) + Array(500 ... 530) + [1023, 1024, 1025, 4095, 4096, 4097, 65536, 69000]
+        lengths += (0 ..< 40).map { _ in Int(next() % 70000) }
+        for (i, length) in lengths.enumerated() {
+            let offset = i % 13
+            let slice = Array(data[offset ..< min(data.count, offset + length)])
+            let start = i % 3 == 0 ? 0 : UInt32(truncatingIfNeeded: next())
+            let expected = CRC32C.checksum(slice, level: 0, continuing: start)
+            #expect(CRC32C.checksum(slice, level: level, continuing: start) == expected, "level \(level), \(slice.count) bytes from \(start)")
+        }
     }
 }
