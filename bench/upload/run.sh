@@ -7,6 +7,7 @@
 #   PART: pass --part-size PART to skylift (default: none, the default settings).
 #   SKYLIFT_BIN=path: run that binary (e.g. an older build, or the dynamic .build/release/skylift) instead of
 #     building this tree's static binary (the one scripts/run.sh and scripts/install.sh build).
+#   SETTLE=0: no wait and no memory warm-up before each timed run (see settle() for why they are there).
 #   RSS_ONLY=1: only peak memory: RUNS uploads, each one's peak RSS (VmHWM, /usr/bin/time %M), the lowest, and
 #     `skylift --help` the same way; no curl and no kills. With DETAIL=1 as well, the upload's /proc/PID/smaps is
 #     sampled every 50 ms and the fullest sample broken down: anonymous vs file-backed, then the largest mappings.
@@ -77,31 +78,66 @@ if [ "${RSS_ONLY:-0}" = 1 ]; then
 fi
 
 now() { date +%s.%N; }
-rate() { awk -v s="$SIZE_MIB" -v t="$1" 'BEGIN { printf "%.0f", s / t }'; }
+# This VM hands freed memory back to its host (virtio-balloon free page reporting, ~2 s after a free), and the
+# first write into such a page faults on the host: that added up to 3 s of system time to whichever 1 GiB upload
+# got those pages, and which one did followed the order of the runs, not the program. So before each timed run:
+# wait until what the last run freed has been handed back (3 s), then write and free as much tmpfs memory as
+# the run will write (outside the timing), so every run writes into pages the host backs. The order of curl
+# and skylift alternates between runs. SETTLE=0 turns both waits off.
+settle() {
+    [ "${SETTLE:-1}" = 1 ] || return 0
+    sleep 3
+    head -c $(((SIZE_MIB + 64) << 20)) /dev/zero > "$WORK/warm"
+    rm -f "$WORK/warm"
+}
+rate() { awk -v s="$SIZE_MIB" -v a="$1" -v b="$2" 'BEGIN { printf "%.0f", s / (b - a) }'; }
+median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : int((v[NR / 2] + v[NR / 2 + 1]) / 2)) }'; }
 
-best_curl=0; best_sky=0; sky_rss=0; curl_rss=0
-for i in $(seq "$RUNS"); do
-    rm -rf "$WORK/root/curl" "$WORK/root/sky" "$WORK/state"
+run_curl() {
+    rm -rf "$WORK/root/curl"
     curl -s -o /dev/null -X MKCOL -H "Authorization: Bearer $TOKEN" "${URL}curl/"
+    settle
+    local t0 t1
     t0=$(now)
     /usr/bin/time -f "%M" -o "$WORK/curl.rss" curl -sf -o /dev/null -T "$WORK/file.bin" -H "Authorization: Bearer $TOKEN" "${URL}curl/file.bin"
     t1=$(now)
+    c=$(rate "$t0" "$t1")
+}
+run_sky() {
+    rm -rf "$WORK/root/sky" "$WORK/state"
+    settle
+    local t0 t1
+    t0=$(now)
     /usr/bin/time -f "%M" -o "$WORK/sky.rss" "$BIN" upload "$WORK/file.bin" --to "${URL}sky/" --token "$TOKEN" --state "$WORK/state" --json "${PART_ARGS[@]}" > "$WORK/sky.json"
-    t2=$(now)
+    t1=$(now)
     cmp -s "$WORK/file.bin" "$WORK/root/sky/file.bin" || { echo "skylift upload differs" >&2; exit 1; }
-    # The same protocol by hand: curl creates a tus upload and sends the whole file in one checksummed PATCH
-    # (the digest computed by openssl inside the timing), so the server does what it does for skylift.
-    t3=$(now)
+    s=$(rate "$t0" "$t1")
+}
+# The same protocol by hand: curl creates a tus upload and sends the whole file in one checksummed PATCH (the
+# digest computed by openssl inside the timing), so the server does what it does for skylift.
+run_curl_tus() {
+    rm -rf "$WORK/root/curltus"
+    curl -s -o /dev/null -X MKCOL -H "Authorization: Bearer $TOKEN" "${URL}curltus/"
+    settle
+    local t0 t1 sum loc
+    t0=$(now)
     sum=$(openssl dgst -sha256 -binary "$WORK/file.bin" | base64)
     loc=$(curl -sf -D - -o /dev/null -X POST -H "Authorization: Bearer $TOKEN" -H "Tus-Resumable: 1.0.0" \
-          -H "Upload-Length: $((SIZE_MIB << 20))" -H "Upload-Metadata: filename $(printf tus.bin | base64)" "${URL}curl/" \
+          -H "Upload-Length: $((SIZE_MIB << 20))" -H "Upload-Metadata: filename $(printf tus.bin | base64)" "${URL}curltus/" \
           | awk -F': ' 'tolower($1) == "location" { print $2 }' | tr -d '\r')
     case "$loc" in http*) ;; *) loc="${URL%/dav/}$loc" ;; esac
     curl -sf -o /dev/null -X PATCH -T "$WORK/file.bin" -H "Authorization: Bearer $TOKEN" -H "Tus-Resumable: 1.0.0" \
          -H "Upload-Offset: 0" -H "Content-Type: application/offset+octet-stream" -H "Upload-Checksum: sha256 $sum" "$loc"
-    t4=$(now)
-    c=$(rate "$(echo "$t1 - $t0" | bc)"); s=$(rate "$(echo "$t2 - $t1" | bc)"); ct=$(rate "$(echo "$t4 - $t3" | bc)")
+    t1=$(now)
+    ct=$(rate "$t0" "$t1")
+}
+
+best_curl=0; best_sky=0; sky_rss=0; curl_rss=0; all_curl=(); all_sky=()
+for i in $(seq "$RUNS"); do
+    if [ $((i % 2)) = 1 ]; then run_curl; run_sky; else run_sky; run_curl; fi
+    run_curl_tus
     echo "run $i: curl -T $c MiB/s (rss $(cat "$WORK/curl.rss") KiB)   curl tus PATCH $ct MiB/s   skylift upload $s MiB/s (rss $(cat "$WORK/sky.rss") KiB)"
+    all_curl+=("$c"); all_sky+=("$s")
     [ "$ct" -gt "${best_ctus:-0}" ] && best_ctus=$ct
     [ "$c" -gt "$best_curl" ] && best_curl=$c
     [ "$s" -gt "$best_sky" ] && best_sky=$s
@@ -109,6 +145,8 @@ for i in $(seq "$RUNS"); do
     r=$(cat "$WORK/curl.rss"); [ "$r" -gt "$curl_rss" ] && curl_rss=$r
 done
 echo "throughput, ${SIZE_MIB} MiB, ${PART:+--part-size $PART, }best of $RUNS: curl -T $best_curl MiB/s   skylift $best_sky MiB/s   ratio $(awk -v a="$best_sky" -v b="$best_curl" 'BEGIN { printf "%.2f", a / b }')"
+mc=$(median "${all_curl[@]}"); ms=$(median "${all_sky[@]}")
+echo "throughput, ${SIZE_MIB} MiB, median of $RUNS: curl -T $mc MiB/s   skylift $ms MiB/s   ratio $(awk -v a="$ms" -v b="$mc" 'BEGIN { printf "%.2f", a / b }')"
 echo "same protocol: curl tus PATCH (sha256) $best_ctus MiB/s   skylift $best_sky MiB/s   ratio $(awk -v a="$best_sky" -v b="$best_ctus" 'BEGIN { printf "%.2f", a / b }')"
 /usr/bin/time -f "%M" -o "$WORK/help.rss" "$BIN" --help > /dev/null
 echo "peak RSS: skylift upload $((sky_rss / 1024)) MiB   skylift --help $(( $(cat "$WORK/help.rss") / 1024 )) MiB   curl $((curl_rss / 1024)) MiB"
