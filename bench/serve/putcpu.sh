@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# bench/serve/putcpu.sh: where a PUT's time goes. For each `skylift` binary given, one `skylift serve` (root on
+# tmpfs, no auth) and RUNS settled `curl -T` PUTs of a SIZE MiB file; per PUT the throughput, the server's user
+# and system CPU seconds (from /proc/PID/stat around the PUT) and curl's (from /usr/bin/time).
+# Settled: 3 s pause, then as much tmpfs memory written and freed as the PUT will take (see bench/upload/run.sh
+# for why this VM needs it).
+# Usage: [SIZE=1024] [RUNS=4] bench/serve/putcpu.sh BIN...
+set -euo pipefail
+SIZE=${SIZE:-1024}
+RUNS=${RUNS:-4}
+(($#)) || { echo "usage: bench/serve/putcpu.sh SKYLIFT_BINARY..." >&2; exit 2; }
+WORK=$(mktemp -d /dev/shm/skylift-putcpu.XXXXXX)
+SERVE_PID=""
+cleanup() { [ -n "$SERVE_PID" ] && kill "$SERVE_PID" 2>/dev/null; rm -rf "$WORK"; }
+trap cleanup EXIT
+head -c $((SIZE << 20)) /dev/urandom > "$WORK/source.bin"
+tick=$(getconf CLK_TCK)
+for bin in "$@"; do
+    mkdir -p "$WORK/root"
+    "$bin" serve --root "$WORK/root" --listen 127.0.0.1:0 --no-auth > "$WORK/serve.out" 2>/dev/null &
+    SERVE_PID=$!
+    for _ in $(seq 50); do grep -q "url:" "$WORK/serve.out" 2>/dev/null && break; sleep 0.1; done
+    url=$(awk '/url:/ {print $2}' "$WORK/serve.out")
+    for _ in $(seq "$RUNS"); do
+        rm -f "$WORK/root/put.bin"
+        sleep 3
+        head -c $(((SIZE + 64) << 20)) /dev/zero > "$WORK/warm"
+        rm -f "$WORK/warm"
+        before=$(awk '{print $14, $15}' "/proc/$SERVE_PID/stat")
+        t0=$(date +%s.%N)
+        /usr/bin/time -f "%U %S" -o "$WORK/curl.cpu" curl -sf -o /dev/null -T "$WORK/source.bin" "${url}put.bin"
+        t1=$(date +%s.%N)
+        after=$(awk '{print $14, $15}' "/proc/$SERVE_PID/stat")
+        echo "$bin: $(awk -v s="$SIZE" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f MiB/s", s / (b - a) }')" \
+             "server $(echo "$after $before" | awk -v t="$tick" '{ printf "user %.2f s sys %.2f s", ($1 - $3) / t, ($2 - $4) / t }')" \
+             "curl $(awk '{ printf "user %.2f s sys %.2f s", $1, $2 }' "$WORK/curl.cpu")"
+    done
+    kill "$SERVE_PID"; wait "$SERVE_PID" 2>/dev/null || true; SERVE_PID=""
+    rm -rf "$WORK/root"
+done
