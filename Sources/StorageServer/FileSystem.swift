@@ -6,15 +6,30 @@ struct FileSystemError: Error, CustomStringConvertible {
     let operation: String
     let path: String
     let errno: Int32
+    /// A walk stopped at a folder nested deeper than ``FileSystem/maxTreeDepth`` (`errno` is ELOOP then).
+    let isTooDeep: Bool
 
     var isNoSpace: Bool { errno == ENOSPC || errno == EDQUOT }
-    var description: String { "\(operation) \(path): \(Errno(rawValue: errno))" }
+    var description: String {
+        isTooDeep ? "\(operation) \(path): folders nest deeper than \(FileSystem.maxTreeDepth) levels" : "\(operation) \(path): \(Errno(rawValue: errno))"
+    }
 
     init(operation: String, path: String, errno: Int32) {
         self.operation = operation
         self.path = path
         self.errno = errno
+        isTooDeep = false
     }
+
+    private init(tooDeep operation: String, path: String) {
+        self.operation = operation
+        self.path = path
+        errno = ELOOP
+        isTooDeep = true
+    }
+
+    /// `operation` did not enter the folder `path`: it lies deeper than ``FileSystem/maxTreeDepth``.
+    static func tooDeep(_ operation: String, path: String) -> FileSystemError { .init(tooDeep: operation, path: path) }
 
     init(_ error: FileError) {
         self.init(operation: error.call ?? "access", path: error.path, errno: error.errno?.rawValue ?? EIO)
@@ -109,18 +124,26 @@ enum FileSystem {
         return fd
     }
 
+    /// How deep COPY, DELETE and folder downloads go below the folder they start at. Far deeper than photo, media
+    /// or backup trees get; it bounds the recursion (a connection thread has a 2 MiB stack) and the folder
+    /// descriptors held open, one or two per level, whatever someone nested in the served tree.
+    static let maxTreeDepth = 1024
+
     /// Removes the entry `name` of the open folder `folder` and, for a real folder, everything in it.
-    /// Nothing is followed: a link anywhere in the tree is unlinked itself, whatever it points at.
-    static func removeTree(in folder: Int32, _ name: String) throws {
+    /// Nothing is followed: a link anywhere in the tree is unlinked itself, whatever it points at. A folder
+    /// more than ``maxTreeDepth`` below the start is not entered: the removal stops there with ``FileSystemError/tooDeep(_:path:)``,
+    /// and what it had removed before stays removed.
+    static func removeTree(in folder: Int32, _ name: String, depth: Int = 0) throws {
         guard let st = FileStat(at: folder, name) else {
             if errno == ENOENT { return }
             throw FileSystemError(operation: "stat", path: name, errno: errno)
         }
         if st.kind == .directory {
+            guard depth <= maxTreeDepth else { throw FileSystemError.tooDeep("delete", path: name) }
             let fd = try openFolder(in: folder, name)
             defer { close(fd) }
             guard let members = names(in: fd) else { throw FileSystemError(operation: "read", path: name, errno: errno) }
-            for child in members { try removeTree(in: fd, child) }
+            for child in members { try removeTree(in: fd, child, depth: depth + 1) }
             guard unlinkat(folder, name, AT_REMOVEDIR) == 0 else { throw FileSystemError(operation: "rmdir", path: name, errno: errno) }
         } else {
             guard unlinkat(folder, name, 0) == 0 else { throw FileSystemError(operation: "unlink", path: name, errno: errno) }

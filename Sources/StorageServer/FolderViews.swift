@@ -58,7 +58,9 @@ enum FolderViews {
 
 /// The members of a folder, depth first, as zip entries: each file opened only when its turn comes.
 /// Links that lead to folders are left out (they could lead back up and never end); links to files and
-/// special files follow the usual rule (see ``FileTree``).
+/// special files follow the usual rule (see ``FileTree``). Folders more than ``FileSystem/maxTreeDepth`` below
+/// the top are left out too: each entry is found from the root again, so a deeper chain would cost its depth
+/// squared (a 100,000-deep chain kept a core busy for over a minute).
 final class FolderWalk: ZipEntrySource {
     private let top: StoragePath
     private let scope: ShareScope?
@@ -80,7 +82,7 @@ final class FolderWalk: ZipEntrySource {
             guard let entry = FileTree.entry(path), scope?.contains(entry) ?? true else { continue }
             let name = path.segments.dropFirst(top.segments.count).joined(separator: "/")
             if entry.stat.isDirectory {
-                if entry.isLink { continue }
+                if entry.isLink || path.segments.count - top.segments.count > FileSystem.maxTreeDepth { continue }
                 stack += children(entry, path)
                 return ZipEntry(name: name + "/", modified: entry.stat.lastModified, size: 0, descriptor: nil)
             }

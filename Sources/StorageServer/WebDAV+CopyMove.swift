@@ -40,7 +40,7 @@ extension WebDAV {
         if existing != nil {
             guard overwrite == "T" else { return .text(412, "destination exists and Overwrite is F") }
             do { try FileSystem.removeTree(in: target.folder, target.name) } catch {
-                return .text(500, "cannot replace \(destination.relative)")
+                return WebDAV.removalFailed(error, "cannot replace \(destination.relative)")
             }
             properties.remove(destination)
             locks.removeAll(under: destination)
@@ -59,6 +59,9 @@ extension WebDAV {
         } catch {
             if !isMove { try? FileSystem.removeTree(in: target.folder, target.name) }
             if let e = error as? FileSystemError, e.isNoSpace { return .text(507, "insufficient storage") }
+            if let e = error as? FileSystemError, e.isTooDeep {
+                return .text(403, "cannot \(request.method) \(source.relative): its folders nest deeper than \(FileSystem.maxTreeDepth) levels")
+            }
             return .text(500, "cannot \(request.method) \(source.relative) to \(destination.relative)")
         }
         try? FileDescriptor(rawValue: target.folder).sync(path: destination.relative)
@@ -88,10 +91,12 @@ extension WebDAV {
 
     /// Copies a file, or a folder with (when `recursive`) its files and folders, hidden property sidecars
     /// included; in-flight temp files, links, FIFOs, sockets and devices are left out.
-    private func copyTree(_ fromFolder: Int32, _ fromName: String, to toFolder: Int32, _ toName: String, recursive: Bool) throws {
+    private func copyTree(_ fromFolder: Int32, _ fromName: String, to toFolder: Int32, _ toName: String, recursive: Bool,
+                          depth: Int = 0) throws {
         guard let st = FileStat(at: fromFolder, fromName) else { throw FileSystemError(operation: "stat", path: fromName, errno: errno) }
         switch st.kind {
         case .directory:
+            guard depth <= FileSystem.maxTreeDepth else { throw FileSystemError.tooDeep("copy", path: fromName) }
             guard mkdirat(toFolder, toName, 0o755) == 0 else { throw FileSystemError(operation: "mkdir", path: toName, errno: errno) }
             guard recursive else { return }
             let from = try FileSystem.openFolder(in: fromFolder, fromName)
@@ -102,7 +107,7 @@ extension WebDAV {
             for name in names {
                 if name.hasPrefix(PathResolver.hiddenPrefix) && !name.hasPrefix(PathResolver.hiddenPrefix + "props") { continue }
                 guard FileStat(at: from, name)?.isServed == true else { continue }
-                try copyTree(from, name, to: to, name, recursive: true)
+                try copyTree(from, name, to: to, name, recursive: true, depth: depth + 1)
             }
         case .file:
             try copyFile(fromFolder, fromName, to: toFolder, toName)

@@ -115,11 +115,17 @@ final class WebDAV: Sendable {
             return .text(status, "precondition failed for \(target.relative)")
         }
         do { try FileSystem.removeTree(in: entry.own.folder, entry.own.name) } catch {
-            return .text(500, "cannot delete \(target.relative)")
+            return Self.removalFailed(error, "cannot delete \(target.relative)")
         }
         properties.remove(target)
         locks.removeAll(under: target)
         return HTTPResponse(status: 204)
+    }
+
+    /// 403 naming the depth when a tree was too deep to remove whole (what went before stays removed), else 500.
+    static func removalFailed(_ error: any Error, _ message: String) -> HTTPResponse {
+        guard let e = error as? FileSystemError, e.isTooDeep else { return .text(500, message) }
+        return .text(403, "\(message) entirely: its folders nest deeper than \(FileSystem.maxTreeDepth) levels; delete the deepest ones first")
     }
 
     private func mkcol(_ request: HTTPRequest, target: StoragePath) -> HTTPHeadDecision {
