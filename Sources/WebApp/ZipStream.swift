@@ -81,7 +81,14 @@ public final class ZipStream: HTTPBodyProducer {
     }
 
     private func startNextEntry() {
-        guard let entry = source.next() else {
+        var next = source.next()
+        // The format gives a name 16 bits of length: an entry with a longer name (a deep enough tree of long
+        // folder names) is left out, its file closed, rather than written with a length that does not match it.
+        while let entry = next, entry.name.utf8.count > Int(UInt16.max) {
+            if let fd = entry.descriptor { _ = Foundation.close(fd) }
+            next = source.next()
+        }
+        guard let entry = next else {
             let directoryOffset = written
             var directory: [UInt8] = []
             for r in records { directory += ZipLayout.centralHeader(r) }

@@ -97,6 +97,55 @@ import Testing
         #expect(out.trimmingCharacters(in: .whitespacesAndNewlines) == "big.bin \(5 << 30) 70000 None", "\(out)")
     }
 
+    /// A name longer than the 16-bit length field holds is left out (its file closed), and the archive around it
+    /// stays readable: before, the length was clamped while the whole name was written, and every reader failed.
+    @Test func anEntryWhoseNameDoesNotFitIsLeftOut() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-zip-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("content.txt")
+        try Data("kept".utf8).write(to: file)
+
+        final class Entries: ZipEntrySource {
+            var left: [ZipEntry]
+            init(_ entries: [ZipEntry]) { left = entries.reversed() }
+            func next() -> ZipEntry? { left.popLast() }
+        }
+        let long = String(repeating: "n/", count: 40_000) + "file.txt"
+        let opened = [open(file.path, O_RDONLY), open(file.path, O_RDONLY)]
+        let when = Date(timeIntervalSince1970: 1_700_000_000)
+        let stream = ZipStream(source: Entries([
+            ZipEntry(name: "first.txt", modified: when, size: 4, descriptor: opened[0]),
+            ZipEntry(name: long, modified: when, size: 4, descriptor: opened[1]),
+            ZipEntry(name: String(repeating: "d", count: 70_000) + "/", modified: when, size: 0, descriptor: nil),
+            ZipEntry(name: "folder/", modified: when, size: 0, descriptor: nil),
+        ]))
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        loop: while true {
+            let result = buffer.withUnsafeMutableBytes { stream.produce(into: $0, at: Int64(bytes.count)) }
+            switch result {
+            case let .bytes(n): bytes += buffer[0..<n]
+            case .end: break loop
+            case .failed: Issue.record("stream failed"); return
+            }
+        }
+        #expect(fcntl(opened[1], F_GETFD) == -1, "the left-out file's descriptor is closed")
+        let archive = dir.appendingPathComponent("out.zip")
+        try Data(bytes).write(to: archive)
+        let p = Process()
+        p.executableURL = try TestPrograms.python()
+        p.arguments = ["-c", "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); print(z.namelist(), z.read('first.txt'), z.testzip())",
+                       archive.path]
+        let pipe = Pipe()
+        p.standardOutput = pipe
+        p.standardError = pipe
+        try p.run()
+        let out = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(out.trimmingCharacters(in: .whitespacesAndNewlines) == "['first.txt', 'folder/'] b'kept' None", "\(out)")
+    }
+
     @Test func generatedAssetsMatchTheirSources() throws {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../../scripts/embed-webapp.py").standardized
