@@ -2,6 +2,7 @@ import Foundation
 import Remotes
 import SkyliftCore
 import Synchronization
+import TestProbes
 import Testing
 @testable import Uploads
 
@@ -77,5 +78,38 @@ import Testing
             #expect(!state.tokens.withLock { $0 }.contains { $0.hasPrefix("tus-concat") }, "\(name)")
             #expect(cloud.stored("c/" + name) == testBytes(count, seed: 5))
         }
+    }
+
+    /// The final upload's creation reached the server, which joined the file, but its answer never came back (a
+    /// relay drops it) and the request timed out. In the same run the engine asks again, finds the partial
+    /// uploads gone, and the file in place with the source's size and SHA-256: done, with nothing sent again and
+    /// no second final upload.
+    @Test func aLostFinalAnswerIsFoundInPlaceOnTheRetry() async throws {
+        let cloud = try EmbeddedCloud(), dir = try TempDir()
+        let total = 6 << 20
+        let file = try dir.file("joined.bin", count: total, seed: 4)
+        let source = try await BlobUploadSource.file(file.path)
+        let relay = try FlipRelay(upstream: cloud.port, holdAfter: "Upload-Concat: final")
+        let folder = URL(string: "http://127.0.0.1:\(relay.port)/dav/c/")!
+        let remote = try await RemoteDiscovery(http: remoteHTTP(token: EmbeddedCloud.token), tusPartials: 3).discover(folder)
+        var options = fastOptions()
+        options.tusPartials = 3
+        let state = RecordingState(ResumeStore(directory: dir.url.appendingPathComponent("state")))
+        let uploader = Uploader(remote: remote, store: state, options: options)
+        // Once the file is joined, answers pass again: the held one is gone, the retry's come through.
+        let joined = Task.detached {
+            while !(relay.holding && cloud.stored("c/joined.bin")?.count == total) {
+                try await Task.sleep(nanoseconds: 10_000_000)
+            }
+            relay.release()
+            return relay.bytesSent
+        }
+        let result = try await uploader.start(source, as: "joined.bin").result()
+        let sentBeforeRetry = try await joined.value
+        #expect(result.length == Int64(total))
+        #expect(cloud.stored("c/joined.bin") == Array(try Data(contentsOf: file)))
+        #expect(relay.bytesSent - sentBeforeRetry < 16 << 10, "\(relay.bytesSent - sentBeforeRetry) bytes sent after the join")
+        let tokens = state.tokens.withLock { $0 }
+        #expect(Set(tokens.filter { $0.hasPrefix("tus-concat") }).count == 1, "one set of partial uploads: \(tokens)")
     }
 }
