@@ -32,13 +32,16 @@ libs=(-lmicrohttpd -lcurl -lcrypto)
 # Modules in dependency order; a module is rebuilt when one of its sources or an earlier object is newer.
 modules=(SkyliftSystem SkyliftCore Hashing HTTPServer WebApp StorageServer HTTPClient BlobStream Remotes RangeCache FolderWatch)
 built=()
-# The project's own C target (CRC-32C), compiled with the same sanitizers; Hashing's object needs it.
-crc="$out/obj/CCRC32C.o"
-if [[ ! -f "$crc" || -n "$(find Sources/CCRC32C -newer "$crc" -print -quit)" ]]; then
-    echo "fuzz: compiling CCRC32C" >&2
-    clang -O2 -fsanitize="$sanitize" -I Sources/CCRC32C/include -c Sources/CCRC32C/crc32c.c -o "$crc"
-fi
-built+=("CCRC32C.o")
+# The project's own C target (CRC-32C), every file of it, compiled with the same sanitizers; Hashing's object
+# needs it.
+for c in Sources/CCRC32C/*.c; do
+    name="CCRC32C-$(basename "$c" .c).o"
+    if [[ ! -f "$out/obj/$name" || -n "$(find Sources/CCRC32C -newer "$out/obj/$name" -print -quit)" ]]; then
+        echo "fuzz: compiling $c" >&2
+        clang -O2 -fsanitize="$sanitize" -I Sources/CCRC32C/include -c "$c" -o "$out/obj/$name"
+    fi
+    built+=("$name")
+done
 for m in "${modules[@]}"; do
     obj="$out/obj/$m.o"
     if [[ ! -f "$obj" || -n "$(find "Sources/$m" "${built[@]/#/$out/obj/}" -newer "$obj" -print -quit 2>/dev/null)" ]]; then
