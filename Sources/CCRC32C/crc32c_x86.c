@@ -7,6 +7,7 @@
 // CRCs use) that is H * (x^(D+64) mod P) + L * (x^D mod P): two independent carry-less 64 x 32-bit products,
 // which PCLMULQDQ computes, on several blocks at once. What is left after folding everything into one block,
 // plus the tail, goes through the `crc32` instruction. The multipliers are computed here from P at start-up.
+#include "CCRC32C.h"
 #include "crc32c_internal.h"
 
 #if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
@@ -187,8 +188,6 @@ uint32_t skylift_crc32c_cpu(int level, uint32_t crc, const void *data, size_t le
 }
 
 #else
-uint32_t skylift_crc32c_portable(uint32_t crc, const void *data, size_t length);
-
 int skylift_crc32c_cpu_level(void) { return 0; }
 
 uint32_t skylift_crc32c_cpu(int level, uint32_t crc, const void *data, size_t length) {
