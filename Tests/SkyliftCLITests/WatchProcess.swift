@@ -21,8 +21,13 @@ final class WatchProcess {
         try process.run()
     }
 
-    /// Reads events until one has `event == name` and satisfies `where`; nil when output ended first.
-    func await(_ name: String, where test: ([String: Any]) -> Bool = { _ in true }) -> [String: Any]? {
+    /// Reads events until one has `event == name` and satisfies `where`; nil when output ended first. After
+    /// `seconds` without that event the process is killed (its output then ends): a test fails instead of hanging.
+    func await(_ name: String, within seconds: Double = 300, where test: ([String: Any]) -> Bool = { _ in true }) -> [String: Any]? {
+        let pid = process.processIdentifier
+        let deadline = DispatchWorkItem { kill(pid, SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: deadline)
+        defer { deadline.cancel() }
         while true {
             while let newline = pending.firstIndex(of: 10) {
                 let line = pending[pending.startIndex..<newline]

@@ -54,7 +54,8 @@ import Testing
     // completion only when that running digest was lost: here the watch process is killed mid-body after a byte
     // the server already holds was flipped on disk. The watch talks to the server through a relay that slows the
     // body to ~4 MiB/s, so the kill lands inside the upload however loaded the machine is (racing a fast upload
-    // with SIGSTOP missed it under load). The restarted watch finishes the upload, the server's record then
+    // with SIGSTOP missed it under load), and the relay then cuts the connection, so what the killed process had
+    // already written does not arrive after it. The restarted watch finishes the upload, the server's record then
     // covers the flipped byte, the served digest differs from the source, and watch must say so and send again.
     @Test func aServedDigestThatDiffersFromTheSourceIsCaughtAndTheFileSentAgain() throws {
         let cloud = try Cloud()
@@ -71,6 +72,10 @@ import Testing
         let data = try #require(Self.dataFileHoldingABlock(cloud.root))
         try IntegrityProcessTests.flipByteKeepingTimes(data, at: 1000)
         _ = first.stop(SIGKILL)
+        // The killed watch may have written the whole body into loopback buffers already; cut it here so the
+        // server's body really ends early (else it completes, and its running digest of the unflipped bytes
+        // stands: the hang a fresh-clone CI run hit).
+        relay.cut()
         try #require(FileManager.default.fileExists(atPath: data.path), "the upload finished before the watch was killed")
         try #require(!FileManager.default.fileExists(atPath: cloud.root.appendingPathComponent(name).path))
         let watch = try Self.watch(cloud, dir, to: viaRelay)

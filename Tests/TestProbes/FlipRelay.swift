@@ -46,6 +46,13 @@ public final class FlipRelay: Sendable {
     /// Passes answers again, and never holds them after this.
     public func release() { state.withLock { $0.holding = false; $0.released = true } }
 
+    /// Cuts every open connection, both ways, and goes on accepting new ones: what the relay still held of a
+    /// request never reaches the server. A killed client's socket is closed gracefully, so without this the
+    /// bytes it had already written (loopback buffers hold several MiB) would still arrive whole.
+    public func cut() {
+        for fd in state.withLock({ $0.open }) { shutdown(fd, Int32(SHUT_RDWR)) }
+    }
+
     /// Stops accepting and cuts every open connection.
     public func stop() {
         shutdown(listener, Int32(SHUT_RDWR))
