@@ -27,26 +27,20 @@ uint32_t skylift_crc32c_portable(uint32_t crc, const void *data, size_t length) 
     return ~c;
 }
 
-static int best_level;
-static pthread_once_t level_once = PTHREAD_ONCE_INIT;
-
-static void choose_level(void) { best_level = skylift_crc32c_cpu_level(); }
-
-int skylift_crc32c_level(void) {
-    pthread_once(&level_once, choose_level);
-    return best_level;
-}
+int skylift_crc32c_level(void) { return skylift_crc32c_cpu_level(); }
 
 int skylift_crc32c_hardware(void) { return skylift_crc32c_level() > 0; }
 
+/// `level` no higher than the CPU's.
+static uint32_t crc_at(int level, uint32_t crc, const void *data, size_t length) {
+    return level > 0 ? skylift_crc32c_cpu(level, crc, data, length) : skylift_crc32c_portable(crc, data, length);
+}
+
 uint32_t skylift_crc32c_with(int level, uint32_t crc, const void *data, size_t length) {
     int best = skylift_crc32c_level();
-    if (level > best) level = best;
-    if (level <= 0) return skylift_crc32c_portable(crc, data, length);
-    return skylift_crc32c_cpu(level, crc, data, length);
+    return crc_at(level < best ? level : best, crc, data, length);
 }
 
 uint32_t skylift_crc32c(uint32_t crc, const void *data, size_t length) {
-    int level = skylift_crc32c_level();
-    return level > 0 ? skylift_crc32c_cpu(level, crc, data, length) : skylift_crc32c_portable(crc, data, length);
+    return crc_at(skylift_crc32c_level(), crc, data, length);
 }

@@ -33,6 +33,21 @@ public enum TestPrograms {
         return python
     }
 
+    /// Runs `python3 -c script arguments…` and returns what it printed, standard output and error together,
+    /// without the surrounding white space.
+    public static func runPython(_ script: String, _ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = try python()
+        process.arguments = ["-c", script] + arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let out = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return out.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     static let fallbackFolders = ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"]
 
     /// The table, next to the test command: `<repository>/scripts/test-programs.txt`.

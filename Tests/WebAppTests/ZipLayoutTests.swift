@@ -68,16 +68,7 @@ import Testing
             }
         }
         let stream = ZipStream(source: Folders())
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        loop: while true {
-            let result = buffer.withUnsafeMutableBytes { stream.produce(into: $0, at: Int64(bytes.count)) }
-            switch result {
-            case let .bytes(n): bytes += buffer[0..<n]
-            case .end: break loop
-            case .failed: Issue.record("stream failed"); return
-            }
-        }
+        let bytes = try #require(Self.drain(stream), "stream failed")
         try Data(bytes).write(to: dir.appendingPathComponent("many.zip"))
         let script = """
         import sys, zipfile
@@ -85,16 +76,8 @@ import Testing
         many = zipfile.ZipFile(sys.argv[2])
         print(big.filename, big.file_size, len(many.infolist()), many.testzip())
         """
-        let p = Process()
-        p.executableURL = try TestPrograms.python()
-        p.arguments = ["-c", script, dir.appendingPathComponent("fake.zip").path, dir.appendingPathComponent("many.zip").path]
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        p.standardError = pipe
-        try p.run()
-        let out = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        #expect(out.trimmingCharacters(in: .whitespacesAndNewlines) == "big.bin \(5 << 30) 70000 None", "\(out)")
+        let out = try TestPrograms.runPython(script, [dir.appendingPathComponent("fake.zip").path, dir.appendingPathComponent("many.zip").path])
+        #expect(out == "big.bin \(5 << 30) 70000 None", "\(out)")
     }
 
     /// A name longer than the 16-bit length field holds is left out (its file closed), and the archive around it
@@ -120,30 +103,26 @@ import Testing
             ZipEntry(name: String(repeating: "d", count: 70_000) + "/", modified: when, size: 0, descriptor: nil),
             ZipEntry(name: "folder/", modified: when, size: 0, descriptor: nil),
         ]))
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        loop: while true {
-            let result = buffer.withUnsafeMutableBytes { stream.produce(into: $0, at: Int64(bytes.count)) }
-            switch result {
-            case let .bytes(n): bytes += buffer[0..<n]
-            case .end: break loop
-            case .failed: Issue.record("stream failed"); return
-            }
-        }
+        let bytes = try #require(Self.drain(stream), "stream failed")
         #expect(fcntl(opened[1], F_GETFD) == -1, "the left-out file's descriptor is closed")
         let archive = dir.appendingPathComponent("out.zip")
         try Data(bytes).write(to: archive)
-        let p = Process()
-        p.executableURL = try TestPrograms.python()
-        p.arguments = ["-c", "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); print(z.namelist(), z.read('first.txt'), z.testzip())",
-                       archive.path]
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        p.standardError = pipe
-        try p.run()
-        let out = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        #expect(out.trimmingCharacters(in: .whitespacesAndNewlines) == "['first.txt', 'folder/'] b'kept' None", "\(out)")
+        let out = try TestPrograms.runPython("import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); print(z.namelist(), z.read('first.txt'), z.testzip())",
+                                             [archive.path])
+        #expect(out == "['first.txt', 'folder/'] b'kept' None", "\(out)")
+    }
+
+    /// Everything `stream` produces, in 64 KiB calls; nil when it fails.
+    static func drain(_ stream: ZipStream) -> [UInt8]? {
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            switch buffer.withUnsafeMutableBytes({ stream.produce(into: $0, at: Int64(bytes.count)) }) {
+            case let .bytes(n): bytes += buffer[0..<n]
+            case .end: return bytes
+            case .failed: return nil
+            }
+        }
     }
 
     @Test func generatedAssetsMatchTheirSources() throws {

@@ -9,7 +9,7 @@
 # Usage: bench/serve/digest.sh         (SIZE_MIB=1024 ROUNDS=5 DIGESTS=sha256 by default; ROOT=/dev/shm takes
 #        the disk out, so the hashing cost shows against memory-speed writes; BIN=… uses a skylift built elsewhere;
 #        CONTENT_DIGEST=1 sends the body's Content-Digest with every PUT, as `skylift upload` does over WebDAV;
-#        BASE_LABEL names BASE_BIN in the output when it is not the merge-base; SETTLE=0: see settle())
+#        BASE_LABEL names BASE_BIN in the output when it is not the merge-base; SETTLE=0: see bench/settle.sh)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SIZE_MIB=${SIZE_MIB:-1024}
@@ -74,18 +74,9 @@ start base "${BASE_LABEL:-base (no digests)}" "$BASE_BIN"
 [[ -n "${NOHASH_BIN:-}" ]] && start nohash "this tree, hashing left out" "$NOHASH_BIN"
 start with "recording $DIGESTS" "$BIN" --digests "$DIGESTS"
 
-# This VM hands freed memory back to its host (virtio-balloon free page reporting, ~2 s after a free) and the
-# first write into such a page faults on the host, so a PUT's time depended on how long ago the one before freed
-# its file. Before each PUT: wait until that has happened (3 s), then write and free as much tmpfs memory as the
-# PUT will take (page cache or tmpfs: the same free memory), so every PUT writes into pages the host backs.
-# SETTLE=0 turns this off.
-settle() {
-    [[ "${SETTLE:-1}" == 1 ]] || return 0
-    sleep 3
-    head -c $(((SIZE_MIB + 64) << 20)) /dev/zero > /dev/shm/skylift-bench-digest-warm
-    rm -f /dev/shm/skylift-bench-digest-warm
-}
-put() { settle; curl -s -o /dev/null "${headers[@]}" -T "$WORK/source.bin" -w '%{speed_upload}' "$1"; }
+# Before each PUT, settle (bench/settle.sh says why).
+. bench/settle.sh
+put() { settle "$SIZE_MIB"; curl -s -o /dev/null "${headers[@]}" -T "$WORK/source.bin" -w '%{speed_upload}' "$1"; }
 max() { python3 -c "print(max($1, $2))"; }
 mibs() { python3 -c "print(f'{$1 / 1048576:.0f}')"; }
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)

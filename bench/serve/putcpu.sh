@@ -2,12 +2,12 @@
 # bench/serve/putcpu.sh: where a PUT's time goes. For each `skylift` binary given, one `skylift serve` (root on
 # tmpfs, no auth) and RUNS settled `curl -T` PUTs of a SIZE MiB file; per PUT the throughput, the server's user
 # and system CPU seconds (from /proc/PID/stat around the PUT) and curl's (from /usr/bin/time).
-# Settled: 3 s pause, then as much tmpfs memory written and freed as the PUT will take (see bench/upload/run.sh
-# for why this VM needs it).
+# Each PUT is settled first (bench/settle.sh says why this VM needs it).
 # Usage: [SIZE=1024] [RUNS=4] bench/serve/putcpu.sh BIN...
 set -euo pipefail
 SIZE=${SIZE:-1024}
 RUNS=${RUNS:-4}
+. "$(dirname "$0")/../settle.sh"
 (($#)) || { echo "usage: bench/serve/putcpu.sh SKYLIFT_BINARY..." >&2; exit 2; }
 WORK=$(mktemp -d /dev/shm/skylift-putcpu.XXXXXX)
 SERVE_PID=""
@@ -23,9 +23,7 @@ for bin in "$@"; do
     url=$(awk '/url:/ {print $2}' "$WORK/serve.out")
     for _ in $(seq "$RUNS"); do
         rm -f "$WORK/root/put.bin"
-        sleep 3
-        head -c $(((SIZE + 64) << 20)) /dev/zero > "$WORK/warm"
-        rm -f "$WORK/warm"
+        settle "$SIZE"
         before=$(awk '{print $14, $15}' "/proc/$SERVE_PID/stat")
         t0=$(date +%s.%N)
         /usr/bin/time -f "%U %S" -o "$WORK/curl.cpu" curl -sf -o /dev/null -T "$WORK/source.bin" "${url}put.bin"

@@ -7,7 +7,7 @@
 #   PART: pass --part-size PART to skylift (default: none, the default settings).
 #   SKYLIFT_BIN=path: run that binary (e.g. an older build, or the dynamic .build/release/skylift) instead of
 #     building this tree's static binary (the one scripts/run.sh and scripts/install.sh build).
-#   SETTLE=0: no wait and no memory warm-up before each timed run (see settle() for why they are there).
+#   SETTLE=0: no wait and no memory warm-up before each timed run (see bench/settle.sh for why they are there).
 #   RSS_ONLY=1: only peak memory: RUNS uploads, each one's peak RSS (VmHWM, /usr/bin/time %M), the lowest, and
 #     `skylift --help` the same way; no curl and no kills. With DETAIL=1 as well, the upload's /proc/PID/smaps is
 #     sampled every 50 ms and the fullest sample broken down: anonymous vs file-backed, then the largest mappings.
@@ -78,25 +78,15 @@ if [ "${RSS_ONLY:-0}" = 1 ]; then
 fi
 
 now() { date +%s.%N; }
-# This VM hands freed memory back to its host (virtio-balloon free page reporting, ~2 s after a free), and the
-# first write into such a page faults on the host: that added up to 3 s of system time to whichever 1 GiB upload
-# got those pages, and which one did followed the order of the runs, not the program. So before each timed run:
-# wait until what the last run freed has been handed back (3 s), then write and free as much tmpfs memory as
-# the run will write (outside the timing), so every run writes into pages the host backs. The order of curl
-# and skylift alternates between runs. SETTLE=0 turns both waits off.
-settle() {
-    [ "${SETTLE:-1}" = 1 ] || return 0
-    sleep 3
-    head -c $(((SIZE_MIB + 64) << 20)) /dev/zero > "$WORK/warm"
-    rm -f "$WORK/warm"
-}
+# Before each timed run, settle (bench/settle.sh says why); the order of curl and skylift alternates between runs.
+. bench/settle.sh
 rate() { awk -v s="$SIZE_MIB" -v a="$1" -v b="$2" 'BEGIN { printf "%.0f", s / (b - a) }'; }
 median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : int((v[NR / 2] + v[NR / 2 + 1]) / 2)) }'; }
 
 run_curl() {
     rm -rf "$WORK/root/curl"
     curl -s -o /dev/null -X MKCOL -H "Authorization: Bearer $TOKEN" "${URL}curl/"
-    settle
+    settle "$SIZE_MIB"
     local t0 t1
     t0=$(now)
     /usr/bin/time -f "%M" -o "$WORK/curl.rss" curl -sf -o /dev/null -T "$WORK/file.bin" -H "Authorization: Bearer $TOKEN" "${URL}curl/file.bin"
@@ -105,7 +95,7 @@ run_curl() {
 }
 run_sky() {
     rm -rf "$WORK/root/sky" "$WORK/state"
-    settle
+    settle "$SIZE_MIB"
     local t0 t1
     t0=$(now)
     /usr/bin/time -f "%M" -o "$WORK/sky.rss" "$BIN" upload "$WORK/file.bin" --to "${URL}sky/" --token "$TOKEN" --state "$WORK/state" --json "${PART_ARGS[@]}" > "$WORK/sky.json"
@@ -118,7 +108,7 @@ run_sky() {
 run_curl_tus() {
     rm -rf "$WORK/root/curltus"
     curl -s -o /dev/null -X MKCOL -H "Authorization: Bearer $TOKEN" "${URL}curltus/"
-    settle
+    settle "$SIZE_MIB"
     local t0 t1 sum loc
     t0=$(now)
     sum=$(openssl dgst -sha256 -binary "$WORK/file.bin" | base64)
