@@ -3,7 +3,8 @@
 # tmpfs, no auth) and RUNS settled `curl -T` PUTs of a SIZE MiB file; per PUT the throughput, the server's user
 # and system CPU seconds (from /proc/PID/stat around the PUT) and curl's (from /usr/bin/time).
 # Each PUT is settled first (bench/settle.sh says why this VM needs it).
-# Usage: [SIZE=1024] [RUNS=4] bench/serve/putcpu.sh BIN...
+# CLIENT=sendfile or CLIENT=memory sends with bench/serve/put-client.py instead (its CPU where curl's was).
+# Usage: [SIZE=1024] [RUNS=4] [CLIENT=curl] bench/serve/putcpu.sh BIN...
 set -euo pipefail
 SIZE=${SIZE:-1024}
 RUNS=${RUNS:-4}
@@ -13,7 +14,12 @@ WORK=$(mktemp -d /dev/shm/skylift-putcpu.XXXXXX)
 SERVE_PID=""
 cleanup() { [ -n "$SERVE_PID" ] && kill "$SERVE_PID" 2>/dev/null; rm -rf "$WORK"; }
 trap cleanup EXIT
-head -c $((SIZE << 20)) /dev/urandom > "$WORK/source.bin"
+CLIENT=${CLIENT:-curl}
+if [[ "$CLIENT" == memory ]]; then
+    "$(dirname "$0")/put-client.py" source "$WORK/source.bin" "$SIZE"
+else
+    head -c $((SIZE << 20)) /dev/urandom > "$WORK/source.bin"
+fi
 tick=$(getconf CLK_TCK)
 for bin in "$@"; do
     mkdir -p "$WORK/root"
@@ -26,12 +32,17 @@ for bin in "$@"; do
         settle "$SIZE"
         before=$(awk '{print $14, $15}' "/proc/$SERVE_PID/stat")
         t0=$(date +%s.%N)
-        /usr/bin/time -f "%U %S" -o "$WORK/curl.cpu" curl -sf -o /dev/null -T "$WORK/source.bin" "${url}put.bin"
+        if [[ "$CLIENT" == curl ]]; then
+            /usr/bin/time -f "%U %S" -o "$WORK/curl.cpu" curl -sf -o /dev/null -T "$WORK/source.bin" "${url}put.bin"
+        else
+            /usr/bin/time -f "%U %S" -o "$WORK/curl.cpu" "$(dirname "$0")/put-client.py" "$CLIENT" "${url}put.bin" \
+                "$WORK/source.bin" >/dev/null
+        fi
         t1=$(date +%s.%N)
         after=$(awk '{print $14, $15}' "/proc/$SERVE_PID/stat")
         echo "$bin: $(awk -v s="$SIZE" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f MiB/s", s / (b - a) }')" \
              "server $(echo "$after $before" | awk -v t="$tick" '{ printf "user %.2f s sys %.2f s", ($1 - $3) / t, ($2 - $4) / t }')" \
-             "curl $(awk '{ printf "user %.2f s sys %.2f s", $1, $2 }' "$WORK/curl.cpu")"
+             "$CLIENT $(awk '{ printf "user %.2f s sys %.2f s", $1, $2 }' "$WORK/curl.cpu")"
     done
     kill "$SERVE_PID"; wait "$SERVE_PID" 2>/dev/null || true; SERVE_PID=""
     rm -rf "$WORK/root"
