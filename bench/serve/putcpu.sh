@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench/serve/putcpu.sh: where a PUT's time goes. For each `skylift` binary given, one `skylift serve` (root on
 # tmpfs, no auth) and RUNS settled `curl -T` PUTs of a SIZE MiB file; per PUT the throughput, the server's user
-# and system CPU seconds (from /proc/PID/stat around the PUT) and curl's (from /usr/bin/time).
+# and system CPU seconds (from /proc/PID/stat around the PUT) and curl's (from /usr/bin/time), then each of the
+# PUT's threads on its own (bench/serve/threadcpu.py).
 # Each PUT is settled first (bench/settle.sh says why this VM needs it).
 # CLIENT=sendfile or CLIENT=memory sends with bench/serve/put-client.py instead (its CPU where curl's was).
 # Usage: [SIZE=1024] [RUNS=4] [CLIENT=curl] bench/serve/putcpu.sh BIN...
@@ -30,6 +31,8 @@ for bin in "$@"; do
     for _ in $(seq "$RUNS"); do
         rm -f "$WORK/root/put.bin"
         settle "$SIZE"
+        "$(dirname "$0")/threadcpu.py" "$SERVE_PID" > "$WORK/threads" &
+        sampler=$!
         before=$(awk '{print $14, $15}' "/proc/$SERVE_PID/stat")
         t0=$(date +%s.%N)
         if [[ "$CLIENT" == curl ]]; then
@@ -43,6 +46,8 @@ for bin in "$@"; do
         echo "$bin: $(awk -v s="$SIZE" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f MiB/s", s / (b - a) }')" \
              "server $(echo "$after $before" | awk -v t="$tick" '{ printf "user %.2f s sys %.2f s", ($1 - $3) / t, ($2 - $4) / t }')" \
              "$CLIENT $(awk '{ printf "user %.2f s sys %.2f s", $1, $2 }' "$WORK/curl.cpu")"
+        kill "$sampler"; wait "$sampler" || true
+        cat "$WORK/threads"
     done
     kill "$SERVE_PID"; wait "$SERVE_PID" 2>/dev/null || true; SERVE_PID=""
     rm -rf "$WORK/root"
