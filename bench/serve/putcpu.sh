@@ -33,6 +33,7 @@ for bin in "$@"; do
         settle "$SIZE"
         "$(dirname "$0")/threadcpu.py" "$SERVE_PID" > "$WORK/threads" &
         sampler=$!
+        sleep 0.2 # until the sampler has listed the threads there before the PUT
         before=$(awk '{print $14, $15}' "/proc/$SERVE_PID/stat")
         t0=$(date +%s.%N)
         if [[ "$CLIENT" == curl ]]; then
