@@ -160,8 +160,8 @@ func int(_ v: Any?) -> Int64 { (v as? NSNumber)?.int64Value ?? -1 }
         try #require(cloud.waitForConfirmedPart(), "no part was confirmed")
         first.kill9()
         // A killed client's socket closes gracefully: what it had written into loopback buffers (several MiB)
-        // would still reach the server, whose PATCH then runs on beside the second run's and refuses it once
-        // (the second run sent 2.75 MiB twice in a fresh-clone CI run). Cut it, as a dead client's link would be.
+        // would still reach the server, whose PATCH then runs on beside the second run's, which can then be
+        // refused and sent again (a fresh-clone CI run sent 2.75 MiB twice). Cut it, as a dead client's link would be.
         try #require(cloud.relay).cut()
         #expect(!FileManager.default.fileExists(atPath: cloud.root.appendingPathComponent("clips/clip.bin").path))
 

@@ -12,14 +12,15 @@ import signal
 import sys
 import time
 
+TICK = os.sysconf("SC_CLK_TCK")
+
 
 def sample(pid: str, task: str):
     with open(f"/proc/{pid}/task/{task}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
     with open(f"/proc/{pid}/task/{task}/status") as f:
         switches = {line.split(":")[0]: line.split()[1] for line in f if "ctxt_switches" in line}
-    tick = os.sysconf("SC_CLK_TCK")
-    return (int(fields[11]) / tick, int(fields[12]) / tick,
+    return (int(fields[11]) / TICK, int(fields[12]) / TICK,
             switches.get("voluntary_ctxt_switches", "?"), switches.get("nonvoluntary_ctxt_switches", "?"))
 
 
