@@ -40,6 +40,11 @@ static inline struct MHD_Daemon *skylift_mhd_start(
         MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
         MHD_OPTION_NOTIFY_CONNECTION, notify, notify_cls,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
+        /* An increment as large as the pool makes libmicrohttpd grow the read buffer before every read (by an
+           eighth of what is free, while that is at least 1 KiB), not only when it is full: a body then comes in
+           reads of about three quarters of the pool instead of half, a third fewer recv and poll calls per
+           byte. What the head and the response need is still taken back from the buffer's unused end. */
+        MHD_OPTION_CONNECTION_MEMORY_INCREMENT, memory_limit,
         MHD_OPTION_CONNECTION_LIMIT, connection_limit,
         MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
         MHD_OPTION_THREAD_STACK_SIZE, thread_stack_size,

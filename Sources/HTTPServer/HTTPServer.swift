@@ -21,6 +21,7 @@ public final class HTTPServer: Sendable {
         /// Per-connection memory for the request head and read buffer. Heads larger than this get 431.
         /// libmicrohttpd clears all of it before each request on a kept-open connection, so bigger costs
         /// time per request and resident memory per idle connection (32 KiB, like nginx's header buffers).
+        /// A request body is read in pieces of up to about three quarters of it.
         public var connectionMemory: Int
         /// Most connections served at once. A connection past the limit gets one `503` with `Retry-After`
         /// and is closed, never dropped unanswered; past a further reserve the kernel queue holds it.

@@ -20,6 +20,19 @@ final class ProbeHandler: HTTPHandler {
         func abort() {}
     }
 
+    /// Answers with the largest piece of the body a `receive` call got.
+    final class Pieces: HTTPBodyReceiver {
+        var largest = 0
+        var total = 0
+        func receive(_ chunk: UnsafeRawBufferPointer) -> HTTPResponse? {
+            largest = max(largest, chunk.count)
+            total += chunk.count
+            return nil
+        }
+        func finish() -> HTTPResponse { .text(201, "got \(total) in pieces of up to \(largest)") }
+        func abort() {}
+    }
+
     final class Counter: HTTPBodyProducer {
         let total: Int64
         init(total: Int64) { self.total = total }
@@ -34,6 +47,7 @@ final class ProbeHandler: HTTPHandler {
 
     func head(_ request: HTTPRequest) -> HTTPHeadDecision {
         switch (request.method, request.path) {
+        case ("PUT", "/pieces"): return .receive(Pieces())
         case ("PUT", _): return .receive(Collect(limit: 1 << 20))
         case ("POST", "/reject"): return .respond(.text(403, "not here"))
         case ("GET", "/file"):
@@ -107,6 +121,22 @@ func connects(_ args: [String]) throws -> String {
             defer { try? FileManager.default.removeItem(at: big) }
             let r = try curl(["-o", "/dev/null", "-w", "%{http_code}", "-T", big.path, "\(s.baseURL)/u"])
             #expect(String(decoding: r.out, as: UTF8.self) == "413")
+        }
+    }
+
+    /// The read buffer grows past half the connection memory while a body comes in, so a large body takes
+    /// fewer reads (and fewer receive calls) than pieces of half of it would.
+    @Test func aLargeBodyComesInPiecesLargerThanHalfTheConnectionMemory() throws {
+        try withServer { s in
+            let body = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+            try Data(count: 8 << 20).write(to: body)
+            defer { try? FileManager.default.removeItem(at: body) }
+            let answer = String(decoding: try curl(["-T", body.path, "\(s.baseURL)/pieces"]).out, as: UTF8.self)
+            let largest = answer.split(whereSeparator: \.isWhitespace).last.flatMap { Int($0) } ?? 0
+            #expect(answer.hasPrefix("got \(8 << 20) in pieces"), "\(answer)")
+            // withServer gives each connection 64 KiB: half of it is what the read buffer starts with.
+            #expect(largest > 32 * 1024, "\(answer)")
+            #expect(largest <= 64 * 1024, "\(answer)")
         }
     }
 
