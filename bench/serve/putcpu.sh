@@ -37,16 +37,16 @@ for bin in "$@"; do
         before=$(awk '{print $14, $15}' "/proc/$SERVE_PID/stat")
         t0=$(date +%s.%N)
         if [[ "$CLIENT" == curl ]]; then
-            /usr/bin/time -f "%U %S" -o "$WORK/curl.cpu" curl -sf -o /dev/null -T "$WORK/source.bin" "${url}put.bin"
+            /usr/bin/time -f "%U %S" -o "$WORK/client.cpu" curl -sf -o /dev/null -T "$WORK/source.bin" "${url}put.bin"
         else
-            /usr/bin/time -f "%U %S" -o "$WORK/curl.cpu" "$(dirname "$0")/put-client.py" "$CLIENT" "${url}put.bin" \
+            /usr/bin/time -f "%U %S" -o "$WORK/client.cpu" "$(dirname "$0")/put-client.py" "$CLIENT" "${url}put.bin" \
                 "$WORK/source.bin" >/dev/null
         fi
         t1=$(date +%s.%N)
         after=$(awk '{print $14, $15}' "/proc/$SERVE_PID/stat")
         echo "$bin: $(awk -v s="$SIZE" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f MiB/s", s / (b - a) }')" \
              "server $(echo "$after $before" | awk -v t="$tick" '{ printf "user %.2f s sys %.2f s", ($1 - $3) / t, ($2 - $4) / t }')" \
-             "$CLIENT $(awk '{ printf "user %.2f s sys %.2f s", $1, $2 }' "$WORK/curl.cpu")"
+             "$CLIENT $(awk '{ printf "user %.2f s sys %.2f s", $1, $2 }' "$WORK/client.cpu")"
         kill "$sampler"; wait "$sampler" || true
         cat "$WORK/threads"
     done
