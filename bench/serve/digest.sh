@@ -47,6 +47,7 @@ cleanup() {
     for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
     wait 2>/dev/null || true
     rm -rf "$WORK"
+    ! type settle_done &>/dev/null || settle_done
 }
 trap cleanup EXIT
 
@@ -84,6 +85,7 @@ start with "recording $DIGESTS" "$BIN" --digests "$DIGESTS"
 
 # Before each PUT, settle (bench/settle.sh says why).
 . bench/settle.sh
+settle_begin
 # The host's share of this VM's time: steal and all ticks, from /proc/stat's cpu line.
 ticks() { awk '/^cpu / { print $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat; }
 # put URL: prints the PUT's speed and the share of the machine's ticks the host took meanwhile (steal).

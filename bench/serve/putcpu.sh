@@ -10,10 +10,11 @@ set -euo pipefail
 SIZE=${SIZE:-1024}
 RUNS=${RUNS:-4}
 . "$(dirname "$0")/../settle.sh"
+settle_begin
 (($#)) || { echo "usage: bench/serve/putcpu.sh SKYLIFT_BINARY..." >&2; exit 2; }
 WORK=$(mktemp -d /dev/shm/skylift-putcpu.XXXXXX)
 SERVE_PID=""
-cleanup() { [ -n "$SERVE_PID" ] && kill "$SERVE_PID" 2>/dev/null; rm -rf "$WORK"; }
+cleanup() { [ -n "$SERVE_PID" ] && kill "$SERVE_PID" 2>/dev/null; rm -rf "$WORK"; settle_done; }
 trap cleanup EXIT
 CLIENT=${CLIENT:-curl}
 if [[ "$CLIENT" == memory ]]; then

@@ -2,7 +2,7 @@
 # bench/serve: `skylift serve` against nginx (WebDAV module) on loopback, in the same run.
 #   GET of a SIZE_MIB file, PUT of the same file, and skylift's peak RSS while CLIENTS clients each PUT it at once.
 # Usage: bench/serve/run.sh            (SIZE_MIB=1024 CLIENTS=8 by default; e.g. SIZE_MIB=64 for a quick try)
-# Needs: nginx (Debian nginx-light), curl, python3. Builds skylift in release mode.
+# Needs: nginx (Debian nginx-light), curl, python3. Builds skylift in release mode (BIN=… uses one built elsewhere).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SIZE_MIB=${SIZE_MIB:-1024}
@@ -10,8 +10,10 @@ CLIENTS=${CLIENTS:-8}
 ROUNDS=${ROUNDS:-3}
 scripts/deps.sh nginx-light curl >/dev/null
 
-swift build -c release --product skylift >&2
-BIN="$(swift build -c release --show-bin-path)/skylift"
+if [[ -z "${BIN:-}" ]]; then
+    swift build -c release --product skylift >&2
+    BIN="$(swift build -c release --show-bin-path)/skylift"
+fi
 
 WORK=$(mktemp -d /tmp/skylift-bench-serve.XXXXXX)
 pids=()

@@ -28,7 +28,7 @@ fi
 PART_ARGS=(); [ -n "$PART" ] && PART_ARGS=(--part-size "$PART")
 WORK=$(mktemp -d /dev/shm/skylift-bench-upload.XXXXXX)
 SERVE_PID=""
-cleanup() { [ -n "$SERVE_PID" ] && kill "$SERVE_PID" 2>/dev/null; rm -rf "$WORK"; }
+cleanup() { [ -n "$SERVE_PID" ] && kill "$SERVE_PID" 2>/dev/null; rm -rf "$WORK"; ! type settle_done &>/dev/null || settle_done; }
 trap cleanup EXIT
 mkdir -p "$WORK/root"
 head -c $((SIZE_MIB << 20)) /dev/urandom > "$WORK/file.bin"
@@ -80,6 +80,7 @@ fi
 now() { date +%s.%N; }
 # Before each timed run, settle (bench/settle.sh says why); the order of curl and skylift alternates between runs.
 . bench/settle.sh
+settle_begin
 rate() { awk -v s="$SIZE_MIB" -v a="$1" -v b="$2" 'BEGIN { printf "%.0f", s / (b - a) }'; }
 median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : int((v[NR / 2] + v[NR / 2 + 1]) / 2)) }'; }
 
