@@ -15,9 +15,12 @@ final class DigestRecorder: @unchecked Sendable {
 
     private let running: [Running]
     private var finished: [DigestAlgorithm: [UInt8]]?
+    /// What a large body's hashing thread (``HashRing``) may take beyond its least buffers: the store's.
+    let ringBudget: HashRingBudget?
 
     /// SHA-256 always, plus the others in `algorithms`.
-    init(_ algorithms: Set<DigestAlgorithm>) {
+    init(_ algorithms: Set<DigestAlgorithm>, ringBudget: HashRingBudget? = nil) {
+        self.ringBudget = ringBudget
         running = [Running(.sha256)] + DigestAlgorithm.allCases.filter { $0 != .sha256 && algorithms.contains($0) }.map(Running.init)
     }
 

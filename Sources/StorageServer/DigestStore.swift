@@ -39,7 +39,10 @@ final class DigestStore: Sendable {
         }
     }
 
-    func recorder() -> DigestRecorder { DigestRecorder(algorithms) }
+    /// Shared by the hashing threads of every body this store's server receives at once.
+    let ringBudget = HashRingBudget(extraBuffers: 4)
+
+    func recorder() -> DigestRecorder { DigestRecorder(algorithms, ringBudget: ringBudget) }
 
     /// Records what `recorder` saw for the open file `fd`, as it is now (call after the last write, before
     /// the data is synced, so one fsync covers both). Best effort: a file without a record is only unknown.

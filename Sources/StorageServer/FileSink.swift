@@ -13,7 +13,8 @@ final class FileSink {
     /// Sees every byte appended; nil where the bytes are recorded some other way (a tus upload hashed at completion).
     let digests: DigestRecorder?
     private(set) var written: Int64 = 0
-    private let own: UnsafeMutableRawBufferPointer
+    /// The first buffer: enough for a small body, and freed once a larger one has moved on to the ring's.
+    private var own: UnsafeMutableRawBufferPointer?
     /// Where appended bytes go: `own`, or once the hashing thread runs, the ring's buffer of the moment.
     private var buffer: UnsafeMutableRawBufferPointer
     private var filled = 0
@@ -26,8 +27,9 @@ final class FileSink {
         self.file = file
         self.path = path
         self.digests = digests
-        own = .allocate(byteCount: Self.bufferSize, alignment: 64)
-        buffer = own
+        let first = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.bufferSize, alignment: 64)
+        own = first
+        buffer = first
     }
 
     /// Takes ownership of the raw descriptor `fd`; no digests.
@@ -39,7 +41,7 @@ final class FileSink {
 
     deinit {
         ring?.close()
-        own.deallocate()
+        own?.deallocate()
         file.close()
     }
 
@@ -101,12 +103,16 @@ final class FileSink {
         #if !SKYLIFT_BENCH_NO_HASHING
         digests?.update(pending)
         if more, let digests {
-            let started = HashRing(recorder: digests)
+            let started = HashRing(recorder: digests, budget: digests.ringBudget)
             ring = started
             buffer = started.buffer
         }
         #endif
         try write(pending)
+        if ring != nil {
+            own?.deallocate()
+            own = nil
+        }
     }
 
     private func write(_ bytes: UnsafeRawBufferPointer) throws {

@@ -2,21 +2,29 @@ import Foundation
 
 /// Hashes a large body on a thread of its own, beside the connection thread that receives and writes it.
 ///
-/// The connection thread fills one of a few buffers, hands it over (``handOver(_:)``) and writes it while the
-/// hashing thread feeds it to the recorder. One hand-off per buffer, never per socket read, and bounded: when
-/// every buffer waits to be hashed, the connection thread does not sleep on the hashing thread but hashes the
-/// oldest buffer itself (in order: one thread hashes at a time), so a hashing thread the scheduler keeps waiting
-/// (a loaded machine) costs no more than hashing inline. Why a thread: on a quiet machine the SHA-256 of a body
+/// The connection thread fills one of a few 1 MiB buffers (four while the server's ``HashRingBudget`` lasts,
+/// else two), hands it over (``handOver(_:)``) and writes it while the hashing thread feeds it to the recorder.
+/// One hand-off per buffer, never per socket read: 1 MiB buffers wake the hashing thread a quarter as often as
+/// 256 KiB ones did, and give it three of them of slack; on two cores shared with the client the connection
+/// thread then stopped hashing for it (BENCHMARKS.md, ninth session). Bounded: when every buffer waits to be
+/// hashed, the connection thread does not sleep on the hashing thread but hashes the oldest buffer itself (in
+/// order: one thread hashes at a time), so a hashing thread the scheduler keeps waiting (a loaded machine)
+/// costs no more than hashing inline. Why a thread: on a quiet machine the SHA-256 of a body
 /// costs about as much CPU as receiving and writing it; inline it adds straight to every PUT's time, beside it
 /// it runs on the other core.
 final class HashRing: @unchecked Sendable {
     // @unchecked: the buffer being filled belongs to the connection thread; queued buffers, `head`, `queued`,
     // `hashing` and `closed` are guarded by `condition`; a buffer is hashed (and the recorder used) only by the
     // thread that set `hashing`, and after `finish()` by nobody but the caller.
-    static let count = 4
-    static let bufferSize = 256 << 10
+    /// Buffers a ring has when the budget grants its extra ones.
+    static let fullCount = 4
+    /// Buffers every ring has.
+    static let leastCount = 2
+    static let bufferSize = 1 << 20
 
     private let buffers: [UnsafeMutableRawBufferPointer]
+    private let budget: HashRingBudget?
+    private let extra: Int
     private var lengths: [Int]
     private let condition = NSCondition()
     private let recorder: DigestRecorder
@@ -27,17 +35,27 @@ final class HashRing: @unchecked Sendable {
     /// The buffer the connection thread fills.
     private var next = 0
 
-    /// Starts the hashing thread; `recorder` must not be touched elsewhere until ``finish()``.
-    init(recorder: DigestRecorder) {
+    /// Starts the hashing thread; `recorder` must not be touched elsewhere until ``finish()``. Without a
+    /// `budget` the ring has ``fullCount`` buffers.
+    init(recorder: DigestRecorder, budget: HashRingBudget?) {
         self.recorder = recorder
-        buffers = (0 ..< Self.count).map { _ in .allocate(byteCount: Self.bufferSize, alignment: 64) }
-        lengths = Array(repeating: 0, count: Self.count)
+        self.budget = budget
+        let wanted = Self.fullCount - Self.leastCount
+        extra = budget?.take(upTo: wanted) ?? wanted
+        buffers = (0 ..< Self.leastCount + extra).map { _ in .allocate(byteCount: Self.bufferSize, alignment: 64) }
+        lengths = Array(repeating: 0, count: buffers.count)
         let thread = Thread { [self] in hashUntilClosed() }
         thread.name = "skylift-hash"
         thread.start()
     }
 
-    deinit { for b in buffers { b.deallocate() } }
+    deinit {
+        for b in buffers { b.deallocate() }
+        budget?.giveBack(extra)
+    }
+
+    /// How many buffers this ring has.
+    var count: Int { buffers.count }
 
     /// The buffer to fill now.
     var buffer: UnsafeMutableRawBufferPointer { buffers[next] }
@@ -48,9 +66,9 @@ final class HashRing: @unchecked Sendable {
         condition.lock()
         lengths[next] = count
         queued += 1
-        next = (next + 1) % Self.count
+        next = (next + 1) % buffers.count
         condition.broadcast()
-        while queued == Self.count {
+        while queued == buffers.count {
             if hashing { condition.wait() } else { hashHead() }
         }
         condition.unlock()
@@ -85,7 +103,7 @@ final class HashRing: @unchecked Sendable {
         recorder.update(UnsafeRawBufferPointer(rebasing: buffers[index][0 ..< lengths[index]]))
         condition.lock()
         hashing = false
-        head = (head + 1) % Self.count
+        head = (head + 1) % buffers.count
         queued -= 1
         condition.broadcast()
     }

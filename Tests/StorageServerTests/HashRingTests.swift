@@ -7,9 +7,9 @@ import Testing
 /// record must still be the digest of every byte, in order, however the two threads interleave.
 @Suite struct HashRingTests {
     /// Feeds `data` through a ring in pieces of `piece` bytes, as FileSink does, and returns its SHA-256.
-    static func hashThroughRing(_ data: [UInt8], piece: Int, pauseEvery: Int = 0) -> [UInt8] {
+    static func hashThroughRing(_ data: [UInt8], piece: Int, pauseEvery: Int = 0, budget: HashRingBudget? = nil) -> [UInt8] {
         let recorder = DigestRecorder([])
-        let ring = HashRing(recorder: recorder)
+        let ring = HashRing(recorder: recorder, budget: budget)
         var buffer = ring.buffer
         var offset = 0, handed = 0
         while offset < data.count {
@@ -33,13 +33,36 @@ import Testing
         #expect(Self.hashThroughRing(data, piece: piece, pauseEvery: pauseEvery) == Digest.hash(.sha256, data))
     }
 
+    /// A ring the budget gives nothing extra works with its two buffers, both paths included.
+    @Test(arguments: [0, 1])
+    func aRingOfTwoBuffersHashesEveryByte(pauseEvery: Int) {
+        let budget = HashRingBudget(extraBuffers: 0)
+        let data = randomBytes(9 * (1 << 20) + 999)
+        #expect(Self.hashThroughRing(data, piece: 300_000, pauseEvery: pauseEvery, budget: budget) == Digest.hash(.sha256, data))
+    }
+
+    /// The extra buffers go to the first rings; the rest get the least; a ring that ends gives its extra back.
+    @Test func theBudgetIsSharedAndGivenBack() {
+        let budget = HashRingBudget(extraBuffers: 3)
+        var rings = (0 ..< 3).map { _ in HashRing(recorder: DigestRecorder([]), budget: budget) }
+        #expect(rings.map(\.count) == [HashRing.fullCount, HashRing.leastCount + 1, HashRing.leastCount])
+        #expect(budget.unused == 0)
+        rings[0].finish()
+        rings.removeFirst()
+        // The hashing thread lets go of its ring when it ends, so the buffers come back a moment later.
+        let deadline = Date().addingTimeInterval(10)
+        while budget.unused < 2, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(budget.unused == 2)
+        for ring in rings { ring.finish() }
+    }
+
     @Test func aRingClosedWithBuffersQueuedLetsItsThreadEnd() {
         let recorder = DigestRecorder([])
         weak var weakRing: HashRing?
         do {
-            let ring = HashRing(recorder: recorder)
+            let ring = HashRing(recorder: recorder, budget: nil)
             weakRing = ring
-            for _ in 0 ..< HashRing.count - 1 { _ = ring.handOver(HashRing.bufferSize) }
+            for _ in 0 ..< ring.count - 1 { _ = ring.handOver(HashRing.bufferSize) }
             ring.close()
         }
         // The thread holds the ring until it has hashed what was queued and seen it closed.
