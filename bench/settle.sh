@@ -18,20 +18,22 @@
 # writes into pages the host backs. SETTLE=0 turns both off.
 SETTLE_REPORTING_ORDER=/sys/module/page_reporting/parameters/page_reporting_order
 SETTLE_HELD_ORDER=""
+# Above x86-64's largest buddy block (order 10): no free block is ever large enough to be reported.
+SETTLE_HOLD_ORDER=11
 # Holds reporting off where it can; call it once, from the script's own shell (not a subshell), after sourcing.
 settle_begin() {
     [ "${SETTLE:-1}" = 1 ] && [ "${HOLD_REPORTING:-1}" = 1 ] && [ -w "$SETTLE_REPORTING_ORDER" ] || return 0
     local order
     order=$(cat "$SETTLE_REPORTING_ORDER")
-    [ "$order" = 11 ] && return 0 # held already, by a run that is still going: leave it to that run
-    if echo 11 > "$SETTLE_REPORTING_ORDER" 2>/dev/null; then
+    [ "$order" = "$SETTLE_HOLD_ORDER" ] && return 0 # held already, by a run that is still going: leave it to that run
+    if echo "$SETTLE_HOLD_ORDER" > "$SETTLE_REPORTING_ORDER" 2>/dev/null; then
         SETTLE_HELD_ORDER=$order
-        echo "settle: free page reporting held off for this run (page_reporting_order $order -> 11, put back at exit)" >&2
+        echo "settle: free page reporting held off for this run (page_reporting_order $order -> $SETTLE_HOLD_ORDER, put back at exit)" >&2
     fi
 }
 settle() {
     [ "${SETTLE:-1}" = 1 ] || return 0
-    [ -r "$SETTLE_REPORTING_ORDER" ] && [ "$(cat "$SETTLE_REPORTING_ORDER")" = 11 ] && return 0
+    [ -r "$SETTLE_REPORTING_ORDER" ] && [ "$(cat "$SETTLE_REPORTING_ORDER")" = "$SETTLE_HOLD_ORDER" ] && return 0
     sleep 3
     local warm=/dev/shm/skylift-bench-warm.$$
     head -c $((($1 + 64) << 20)) /dev/zero > "$warm"

@@ -9,9 +9,9 @@ import Foundation
 /// thread then stopped hashing for it (BENCHMARKS.md, ninth session). Bounded: when every buffer waits to be
 /// hashed, the connection thread does not sleep on the hashing thread but hashes the oldest buffer itself (in
 /// order: one thread hashes at a time), so a hashing thread the scheduler keeps waiting (a loaded machine)
-/// costs no more than hashing inline. Why a thread: on a quiet machine the SHA-256 of a body
-/// costs about as much CPU as receiving and writing it; inline it adds straight to every PUT's time, beside it
-/// it runs on the other core.
+/// costs no more than hashing inline. Why a thread: on a quiet machine the SHA-256 of a body costs about as much
+/// CPU as receiving and writing it; inline it adds straight to every PUT's time, beside it it runs on the other
+/// core.
 final class HashRing: @unchecked Sendable {
     // @unchecked: the buffer being filled belongs to the connection thread; queued buffers, `head`, `queued`,
     // `hashing` and `closed` are guarded by `condition`; a buffer is hashed (and the recorder used) only by the
