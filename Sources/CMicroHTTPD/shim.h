@@ -58,6 +58,12 @@ static inline void *skylift_mhd_socket_context(struct MHD_Connection *c) {
     return info ? info->socket_context : NULL;
 }
 
+/* The connection's socket (MHD_get_connection_info is variadic); -1 when libmicrohttpd does not say. */
+static inline int skylift_mhd_connection_fd(struct MHD_Connection *c) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info ? info->connect_fd : -1;
+}
+
 static inline uint16_t skylift_mhd_bound_port(struct MHD_Daemon *d) {
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
     return info ? info->port : 0;

@@ -52,6 +52,10 @@ let skyliftAccessHandler: MHD_AccessHandlerCallback = { cls, connection, url, me
         context.received += Int64(count)
         if context.early == nil, let receiver = context.receiver, let uploadData {
             context.early = receiver.receive(UnsafeRawBufferPointer(start: uploadData, count: count))
+            if let early = context.early, !EarlyAnswer.drains(context) {
+                let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+                return EarlyAnswer.answerAndClose(early, on: connection, context: context, plain: server.configuration.tls == nil)
+            }
         }
         uploadSize.pointee = 0
         return MHD_Result.YES
@@ -108,19 +112,6 @@ private func begin(_ server: HTTPServer, _ connection: OpaquePointer?, url: Unsa
         context.receiver = receiver
     }
     return MHD_Result.YES
-}
-
-/// When an answer chosen from the head alone is sent.
-enum EarlyAnswer {
-    /// Largest request body read and dropped so the connection can carry the next request.
-    static let drainLimit: Int64 = 1 << 20
-
-    /// True when the answer waits until the request body has been read and dropped: no body or a small one
-    /// of known length (a client waiting for `100 Continue` gets it from libmicrohttpd and sends the body).
-    static func waitsForBody(_ request: HTTPRequest) -> Bool {
-        if request.headers.contains("Transfer-Encoding") { return false }
-        return (request.contentLength ?? 0) <= drainLimit
-    }
 }
 
 let skyliftRequestCompleted: MHD_RequestCompletedCallback = { cls, _, conCls, toe in

@@ -32,3 +32,10 @@ let noAttributeErrno = ENOATTR
 /// Darwin numbers no mounts; the device (`st_dev`) tells file systems apart.
 func mountID(_ fd: Int32) -> UInt64? { nil }
 #endif
+
+#if canImport(Darwin)
+/// Swaps two entries (`RENAME_SWAP`).
+func systemExchange(_ folder: Int32, _ name: String, _ otherFolder: Int32, _ otherName: String) -> Int32 {
+    renameatx_np(folder, name, otherFolder, otherName, UInt32(RENAME_SWAP))
+}
+#endif

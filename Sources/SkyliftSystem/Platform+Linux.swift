@@ -68,6 +68,17 @@ private typealias StatX = @convention(c) (Int32, UnsafePointer<CChar>, Int32, UI
 
 private let linuxStatX = libcSymbol("statx", as: StatX.self)
 
+private typealias RenameAt2 = @convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32
+
+/// glibc 2.28's `renameat2`, also a `_GNU_SOURCE` declaration.
+private let linuxRenameAt2 = libcSymbol("renameat2", as: RenameAt2.self)
+
+/// Swaps two entries (`RENAME_EXCHANGE`, 2, fixed by the Linux ABI); ENOSYS where libc lacks the call.
+func systemExchange(_ folder: Int32, _ name: String, _ otherFolder: Int32, _ otherName: String) -> Int32 {
+    guard let call = linuxRenameAt2 else { errno = ENOSYS; return -1 }
+    return call(folder, name, otherFolder, otherName, 2)
+}
+
 /// The id of the mount the open file `fd` lies on (`statx` with STATX_MNT_ID, Linux 5.8 and later); nil where
 /// the kernel or libc does not say.
 func mountID(_ fd: Int32) -> UInt64? {

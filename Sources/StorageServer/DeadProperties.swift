@@ -2,14 +2,22 @@ import Foundation
 import SkyliftSystem
 import Synchronization
 
-/// Dead properties (set by clients with PROPPATCH), kept in a hidden sidecar file beside each resource:
-/// `<folder>/.skylift-props.<name>` (the root's own in `<root>/.skylift-props-root`). Because a collection's
-/// members keep their sidecars inside it, renaming or copying the folder carries their properties along;
-/// only the resource's own sidecar needs moving.
+/// Dead properties (set by clients with PROPPATCH), kept in an extended attribute of the resource itself
+/// (`user.skylift.props`, JSON), beside its digest record.
+///
+/// Why on the inode: a rename (MOVE, a COPY's temp renamed into place) carries them and an unlink drops them
+/// in the same system call that moves or removes the file, so no crash can leave a file without its
+/// properties or hand a deleted file's properties to the next file of that name. Stores from before kept
+/// them in `.skylift-props.<name>` sidecar files; ``PropertyMigration`` moves those onto their files once.
 final class DeadProperties: Sendable {
-    /// Most bytes of stored property XML per resource: PROPFIND reads a sidecar whole, so it stays small.
-    static let maxBytesPerResource = 1 << 20
-    /// Serialises read-modify-write of sidecars, so concurrent PROPPATCHes never lose each other's changes.
+    static let attribute = "user.skylift.props"
+    /// Most bytes of stored property XML per resource. Linux caps one attribute at 64 KiB; the JSON around
+    /// the XML (names, escapes) takes the rest. Smaller file systems (ext4 keeps all of a file's attributes
+    /// in one 4 KiB block) refuse earlier, and PROPPATCH answers 507 then, as for this cap.
+    static let maxBytesPerResource = 48 << 10
+    /// Largest encoded set read back: the attribute limit itself.
+    static let maxEncodedBytes = 64 << 10
+    /// Serialises read-modify-write of a set, so concurrent PROPPATCHes never lose each other's changes.
     private let updating = Mutex(())
 
     /// One stored property: its name and its whole element as stand-alone XML.
@@ -18,51 +26,51 @@ final class DeadProperties: Sendable {
         var xml: String
     }
 
-    func sidecar(_ path: StoragePath) -> String {
-        guard let parent = path.parent else { return path.rootPath + "/" + PathResolver.hiddenPrefix + "props-root" }
-        return parent.filePath + "/" + PathResolver.hiddenPrefix + "props." + path.name
-    }
-
-    /// The stored set; empty when there is none. A sidecar that is not a regular file (a link, a FIFO someone
-    /// put there) is ignored rather than followed or waited on.
+    /// The stored set of the resource at `path` (of a link's target); empty when there is none.
     func load(_ path: StoragePath) -> [Entry] {
-        // A sidecar far past what PROPPATCH ever writes was not written by it: ignore it rather than read it.
-        guard let fd = try? FileSystem.openRegularFile(in: AT_FDCWD, sidecar(path)) else { return [] }
-        let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
-        guard let data = try? handle.read(upToCount: 4 * Self.maxBytesPerResource + 1),
-              data.count <= 4 * Self.maxBytesPerResource else { return [] }
-        return (try? JSONDecoder().decode([Entry].self, from: data)) ?? []
+        guard let entry = FileTree.entry(path), let fd = try? entry.target.openEntry() else { return [] }
+        defer { fd.close() }
+        return Self.load(fd: fd)
     }
 
-    /// Replaces the stored set through ``AtomicFile`` (mode 0644, like the files served beside it; the temp
-    /// file has a hidden name requests can never reach); an empty set removes the sidecar.
-    func save(_ entries: [Entry], for path: StoragePath) throws {
-        let file = sidecar(path)
-        if entries.isEmpty { FileSystem.unlink(file); return }
-        try AtomicFile.replace(file, with: Array(try JSONEncoder().encode(entries)), permissions: 0o644,
-                               temporary: FileSystem.tempSibling(of: file, kind: "tmp"))
+    static func load(fd: FileDescriptor) -> [Entry] {
+        guard let bytes = encoded(fd: fd) else { return [] }
+        return decode(bytes)
     }
 
-    /// Loads, lets `change` edit, and saves the set under the update lock; `change` returns false to save nothing.
+    static func decode(_ bytes: [UInt8]) -> [Entry] { (try? JSONDecoder().decode([Entry].self, from: Data(bytes))) ?? [] }
+
+    /// The attribute's raw value; nil when there is none (or it cannot be read).
+    static func encoded(fd: FileDescriptor) -> [UInt8]? {
+        (try? fd.attribute(attribute, limit: maxEncodedBytes, path: "")) ?? nil
+    }
+
+    /// Loads, lets `change` edit, and stores the set under the update lock, then syncs the resource so the
+    /// new set survives a crash; `change` returns false to store nothing.
     func update(_ path: StoragePath, _ change: (inout [Entry]) -> Bool) throws {
+        guard let entry = FileTree.entry(path) else {
+            throw FileSystemError(operation: "open", path: path.relative, errno: ENOENT)
+        }
+        let fd: FileDescriptor
+        do throws(FileError) { fd = try entry.target.openEntry() } catch { throw FileSystemError(error) }
+        defer { fd.close() }
         try updating.withLock { _ in
-            var entries = load(path)
-            if change(&entries) { try save(entries, for: path) }
+            var entries = Self.load(fd: fd)
+            guard change(&entries) else { return }
+            do {
+                if entries.isEmpty {
+                    try fd.removeAttribute(Self.attribute, path: path.relative)
+                } else {
+                    try fd.setAttribute(Self.attribute, Array(try JSONEncoder().encode(entries)), path: path.relative)
+                }
+                try fd.sync(path: path.relative)
+            } catch let error as FileError { throw FileSystemError(error) }
         }
     }
 
-    func remove(_ path: StoragePath) { FileSystem.unlink(sidecar(path)) }
-
-    /// Carries the resource's own properties to `destination` (members' travel with the folder).
-    func copy(from source: StoragePath, to destination: StoragePath) throws {
-        let entries = load(source)
-        remove(destination)
-        if !entries.isEmpty { try save(entries, for: destination) }
-    }
-
-    func move(from source: StoragePath, to destination: StoragePath) {
-        let file = sidecar(source)
-        remove(destination)
-        if FileManager.default.fileExists(atPath: file) { try? FileSystem.rename(file, sidecar(destination)) }
+    /// Gives the file or folder `to` the properties of `from` (a COPY); none when `from` has none.
+    static func copy(from: FileDescriptor, to: FileDescriptor, path: String) throws {
+        guard let bytes = encoded(fd: from) else { return }
+        do { try to.setAttribute(attribute, bytes, path: path) } catch { throw FileSystemError(error) }
     }
 }

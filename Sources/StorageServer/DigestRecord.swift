@@ -15,7 +15,7 @@ struct DigestRecord: Sendable, Equatable {
     var sha1: [UInt8]?
     var md5: [UInt8]?
     var size: Int64
-    var mtimeNanoseconds: Int64
+    var mtime: FileTime
     var inode: UInt64
 
     /// Longest encoding accepted; a real one is under 300 bytes.
@@ -24,7 +24,7 @@ struct DigestRecord: Sendable, Equatable {
 
     /// True when `stat` is the file this record was computed for.
     func describes(_ stat: FileStat) -> Bool {
-        stat.kind == .file && stat.size == size && stat.mtimeNanoseconds == mtimeNanoseconds && stat.inode == inode
+        stat.kind == .file && stat.size == size && stat.mtime == mtime && stat.inode == inode
     }
 
     func digest(_ algorithm: DigestAlgorithm) -> [UInt8]? {
@@ -37,7 +37,7 @@ struct DigestRecord: Sendable, Equatable {
 
     /// `skylift-digest/1 size=N mtime=NS inode=N sha256=HEX [sha1=HEX] [md5=HEX]`.
     var encoded: [UInt8] {
-        var fields = [Self.magic, "size=\(size)", "mtime=\(mtimeNanoseconds)", "inode=\(inode)", "sha256=\(sha256.hexString)"]
+        var fields = [Self.magic, "size=\(size)", "mtime=\(mtime.recordText)", "inode=\(inode)", "sha256=\(sha256.hexString)"]
         if let sha1 { fields.append("sha1=\(sha1.hexString)") }
         if let md5 { fields.append("md5=\(md5.hexString)") }
         return Array(fields.joined(separator: " ").utf8)
@@ -57,21 +57,21 @@ struct DigestRecord: Sendable, Equatable {
             values[key] = String(field[field.index(after: eq)...])
         }
         guard let size = values["size"].flatMap(Self.decimal).flatMap({ Int64(exactly: $0) }),
-              let mtime = values["mtime"].flatMap(Self.signedDecimal),
+              let mtime = values["mtime"].flatMap(Self.time),
               let inode = values["inode"].flatMap(Self.decimal),
               let sha256 = values["sha256"].flatMap({ Self.hex($0, length: 32) }) else { return nil }
         var sha1: [UInt8]?, md5: [UInt8]?
         if let text = values["sha1"] { guard let d = Self.hex(text, length: 20) else { return nil }; sha1 = d }
         if let text = values["md5"] { guard let d = Self.hex(text, length: 16) else { return nil }; md5 = d }
-        self.init(sha256: sha256, sha1: sha1, md5: md5, size: size, mtimeNanoseconds: mtime, inode: inode)
+        self.init(sha256: sha256, sha1: sha1, md5: md5, size: size, mtime: mtime, inode: inode)
     }
 
-    init(sha256: [UInt8], sha1: [UInt8]?, md5: [UInt8]?, size: Int64, mtimeNanoseconds: Int64, inode: UInt64) {
+    init(sha256: [UInt8], sha1: [UInt8]?, md5: [UInt8]?, size: Int64, mtime: FileTime, inode: UInt64) {
         self.sha256 = sha256
         self.sha1 = sha1
         self.md5 = md5
         self.size = size
-        self.mtimeNanoseconds = mtimeNanoseconds
+        self.mtime = mtime
         self.inode = inode
     }
 
@@ -84,6 +84,15 @@ struct DigestRecord: Sendable, Equatable {
     private static func signedDecimal(_ text: String) -> Int64? {
         if text.hasPrefix("-") { return decimal(String(text.dropFirst())).flatMap { Int64(exactly: $0) }.map { -$0 } }
         return decimal(text).flatMap { Int64(exactly: $0) }
+    }
+
+    /// `NS` (nanoseconds since 1970) or `SECONDS.NANOSECONDS` for times an Int64 of nanoseconds cannot hold.
+    private static func time(_ text: String) -> FileTime? {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        if parts.count == 1 { return signedDecimal(text).map(FileTime.init(totalNanoseconds:)) }
+        guard parts.count == 2, let seconds = signedDecimal(String(parts[0])), let nanos = decimal(String(parts[1])),
+              nanos < 1_000_000_000 else { return nil }
+        return FileTime(seconds: seconds, nanoseconds: Int64(nanos))
     }
 
     private static func hex(_ text: String, length: Int) -> [UInt8]? {

@@ -46,6 +46,6 @@ final class DigestRecorder: @unchecked Sendable {
     func finish(for stat: FileStat) -> DigestRecord {
         let found = digests()
         return DigestRecord(sha256: found[.sha256] ?? [], sha1: found[.sha1], md5: found[.md5], size: stat.size,
-                            mtimeNanoseconds: stat.mtimeNanoseconds, inode: stat.inode)
+                            mtime: stat.mtime, inode: stat.inode)
     }
 }

@@ -9,7 +9,9 @@ struct FileStat: Sendable, Equatable {
     var kind: Kind
     var size: Int64
     var inode: UInt64
-    var mtimeNanoseconds: Int64
+    /// The modification time, whole: seconds since 1970 (any Int64) and nanoseconds within the second, so
+    /// no two times a file system can hold look alike.
+    var mtime: FileTime
 
     var isDirectory: Bool { kind == .directory }
 
@@ -18,10 +20,11 @@ struct FileStat: Sendable, Equatable {
 
     /// Strong validator: changes whenever the file is replaced (inode), resized or rewritten (mtime in ns).
     var etag: String {
-        "\"\(String(inode, radix: 16))-\(String(size, radix: 16))-\(String(mtimeNanoseconds, radix: 16))\""
+        "\"\(String(inode, radix: 16))-\(String(size, radix: 16))-\(mtime.validatorText)\""
     }
 
-    var lastModified: Date { Date(timeIntervalSince1970: TimeInterval(mtimeNanoseconds / 1_000_000_000)) }
+    /// Whole seconds, as HTTP dates carry them.
+    var lastModified: Date { Date(timeIntervalSince1970: TimeInterval(mtime.seconds)) }
 }
 
 extension FileStat {
@@ -34,8 +37,7 @@ extension FileStat {
         }
         size = status.size
         inode = status.inode
-        // Saturating: a hostile tree can hold any timestamp.
-        mtimeNanoseconds = .nanoseconds(seconds: status.modifiedSeconds, nanoseconds: status.modifiedNanoseconds)
+        mtime = FileTime(seconds: status.modifiedSeconds, nanoseconds: status.modifiedNanoseconds)
     }
 
     init?(path: String) {

@@ -10,6 +10,9 @@ struct FileSystemError: Error, CustomStringConvertible {
     let isTooDeep: Bool
 
     var isNoSpace: Bool { errno == ENOSPC || errno == EDQUOT }
+    /// The file system has no room for an extended attribute this large (or keeps none at all): 507 for
+    /// the property, nothing changed (RFC 4918 §9.2.1).
+    var cannotHoldProperties: Bool { isNoSpace || errno == E2BIG || errno == ERANGE || errno == ENOTSUP || errno == EOPNOTSUPP }
     var description: String {
         isTooDeep ? "\(operation) \(path): folders nest deeper than \(FileSystem.maxTreeDepth) levels" : "\(operation) \(path): \(Errno(rawValue: errno))"
     }

@@ -32,7 +32,7 @@ enum FolderViews {
         let members = FileTree.members(of: folder, at: path).filter { scope?.contains($0.path) ?? true }
         let items = members.map { child, stat in
             Item(name: child.name, dir: stat.isDirectory, size: stat.isDirectory ? 0 : stat.size,
-                 mtime: stat.mtimeNanoseconds / 1_000_000_000,
+                 mtime: stat.mtime.seconds,
                  type: stat.isDirectory ? "folder" : MediaType.forPath(child.name))
         }
         guard let json = try? JSONEncoder().encode(Listing(path: path.relative, entries: items)) else {

@@ -1,4 +1,5 @@
 import Foundation
+import SkyliftSystem
 
 /// An entry under the root reached by walking open folder descriptors (see ``FileTree``): the open folder
 /// that holds it and its name there. What is done to it goes through `*at` calls on that descriptor, so a
@@ -32,5 +33,18 @@ final class Location {
     /// Opens the entry as a folder, refusing a link.
     func openFolder() throws -> Int32 {
         try FileSystem.openFolder(in: folder, name)
+    }
+}
+
+extension Location {
+    /// Opens the entry, a regular file or a folder, read-only, to read or set its extended attributes
+    /// (which need no write access to the descriptor). A link, FIFO or device is refused.
+    func openEntry() throws(FileError) -> FileDescriptor {
+        let fd = try FileDescriptor.open(name, .readOnly, options: [.noFollow, .nonBlocking], in: FileDescriptor(rawValue: folder))
+        guard let status = try? fd.status(path: name), status.kind == .regular || status.kind == .directory else {
+            fd.close()
+            throw FileError(call: "open", path: name, errno: .noSuchFile)
+        }
+        return fd
     }
 }

@@ -60,6 +60,11 @@ final class PutReceiver: HTTPBodyReceiver {
         }
         let existed = place.stat() != nil
         do {
+            // The file keeps its dead properties across a replacement, as it did when they lived by name.
+            if existed, let old = try? place.openEntry() {
+                defer { old.close() }
+                try DeadProperties.copy(from: old, to: sink.file, path: target.relative)
+            }
             try sink.sync(recordingIn: digests)
             if place.stat()?.isDirectory == true {
                 return fail(.text(405, "a collection exists at \(target.relative)"))

@@ -22,7 +22,7 @@ struct RangedGet: Sendable {
         guard let stat = FileSystem.stat(fd: fd) else { close(fd); return .text(500, "cannot stat \(path.relative)") }
         var headers = HTTPHeaders()
         headers.add("ETag", stat.etag)
-        headers.add("Last-Modified", HTTPDate.format(stat.lastModified))
+        headers.add("Last-Modified", HTTPDate.format(min(stat.lastModified, Date())))
         headers.add("Accept-Ranges", "bytes")
         addReprDigest(request, fd: fd, stat: stat, to: &headers)
         let outcome = Preconditions.outcome(request, stat: stat)

@@ -30,6 +30,9 @@ public struct StorageConfiguration: Sendable {
     /// Digests recorded for every file written (served as `Repr-Digest` and in PROPFIND); SHA-256 is always
     /// kept, SHA-1 and MD5 only when listed (ownCloud clients such as rclone compare those).
     public var digests: Set<DigestAlgorithm> = [.sha256]
+    /// Free space kept back: a body whose declared length would leave less than this free on the root's file
+    /// system gets `507` before any of it is read. Nil: 1% of the file system, at most 64 MiB.
+    public var spaceReserve: Int64?
 
     /// The policy in force: ``allowedHosts``, or its default for the auth setting.
     public var effectiveHostPolicy: HostPolicy? { allowedHosts ?? (token == nil ? HostPolicy() : nil) }

@@ -12,7 +12,8 @@ public final class StorageServer: Sendable {
     /// Prepares a server for `configuration.root` on `host:port` (port 0 picks a free one).
     /// Throws ``StorageServerError`` when the root is unusable.
     public init(configuration: StorageConfiguration, host: String = "127.0.0.1", port: UInt16 = 0) throws {
-        let store = try Store(root: configuration.root, digestAlgorithms: configuration.digests)
+        let store = try Store(root: configuration.root, digestAlgorithms: configuration.digests,
+                              spaceReserve: configuration.spaceReserve)
         let router = try StorageRouter(configuration: configuration, store: store)
         self.router = router
         let handler: any HTTPHandler = configuration.effectiveHostPolicy.map { HostFilter(policy: $0, next: router) } ?? router

@@ -91,7 +91,7 @@ struct TusUpload: Sendable {
     /// When the upload expires: `expiry` seconds after its last change.
     func expires(after expiry: TimeInterval) -> Date? {
         guard let st = FileSystem.stat(dataPath) else { return nil }
-        return Date(timeIntervalSince1970: TimeInterval(st.mtimeNanoseconds) / 1e9 + expiry)
+        return Date(timeIntervalSince1970: TimeInterval(st.mtime.seconds) + TimeInterval(st.mtime.nanoseconds) / 1e9 + expiry)
     }
 
     /// Undoes a checksummed chunk that was in flight when the server died: those bytes were never verified.

@@ -16,17 +16,10 @@ extension TusUploads {
         case let .value(p): partial = p
         case let .refused(response): return .respond(response)
         }
-        let deferred = request.headers["Upload-Defer-Length"]?.trimmingSpaces()
-        let lengthHeader = request.headers["Upload-Length"]
-        var length: Int64?
-        if let lengthHeader {
-            guard deferred == nil, let l = Int64(digits: lengthHeader.trimmingSpaces()) else {
-                return .respond(Self.tusResponse(400, "invalid Upload-Length"))
-            }
-            guard l <= maxSize else { return .respond(Self.tusResponse(413, "Upload-Length exceeds Tus-Max-Size \(maxSize)")) }
-            length = l
-        } else if deferred != "1" {
-            return .respond(Self.tusResponse(400, "POST needs Upload-Length or Upload-Defer-Length: 1"))
+        let length: Int64?
+        switch declaredLength(request, folder: folder) {
+        case let .value(l): length = l
+        case let .refused(response): return .respond(response)
         }
         let metadataHeader = request.headers["Upload-Metadata"] ?? ""
         let target: StoragePath
@@ -64,6 +57,23 @@ extension TusUploads {
         h.add("Upload-Offset", "0")
         if length != 0 { addExpires(to: &h, upload) }
         return .respond(Self.tusResponse(201, headers: h))
+    }
+
+    /// The creation's `Upload-Length` (nil when deferred), refused when malformed, past `Tus-Max-Size`, or
+    /// larger than the disk can take now (507 at creation, before any byte is sent).
+    private func declaredLength(_ request: HTTPRequest, folder: StoragePath) -> Checked<Int64?> {
+        let deferred = request.headers["Upload-Defer-Length"]?.trimmingSpaces()
+        guard let lengthHeader = request.headers["Upload-Length"] else {
+            return deferred == "1" ? .value(nil) : .refused(Self.tusResponse(400, "POST needs Upload-Length or Upload-Defer-Length: 1"))
+        }
+        guard deferred == nil, let length = Int64(digits: lengthHeader.trimmingSpaces()) else {
+            return .refused(Self.tusResponse(400, "invalid Upload-Length"))
+        }
+        guard length <= maxSize else { return .refused(Self.tusResponse(413, "Upload-Length exceeds Tus-Max-Size \(maxSize)")) }
+        if let refusal = store.space.refusal(for: length, at: folder.relative, headers: ["Tus-Resumable": Self.version]) {
+            return .refused(refusal)
+        }
+        return .value(length)
     }
 
     /// `Upload-Concat` of a creation: false without it, true for `partial`; a `final` creation is answered here

@@ -152,6 +152,10 @@ final class TusUploads: Sendable {
         if let bodyLength = request.contentLength, bodyLength > limit - offset { // no `offset + bodyLength`: it can overflow
             return .respond(Self.tusResponse(413, "body runs past the upload's length \(limit)"))
         }
+        if let refusal = store.space.refusal(for: request.contentLength, at: "/uploads/\(upload.id)",
+                                             headers: ["Tus-Resumable": Self.version]) {
+            return .respond(refusal)
+        }
         do {
             let receiver = try TusPatchReceiver(
                 upload: upload, offset: offset, length: info.length ?? maxSize, checksum: checksum,
@@ -203,6 +207,7 @@ final class TusUploads: Sendable {
                 return Self.tusResponse(409, "a folder exists at \(target.relative)")
             }
             before()
+            keepProperties(of: place, for: path)
             guard renameat(AT_FDCWD, path, place.folder, place.name) == 0 else {
                 throw FileSystemError(operation: "rename", path: target.relative, errno: errno)
             }
@@ -211,6 +216,15 @@ final class TusUploads: Sendable {
             return Self.tusResponse(500, "cannot move upload into place at \(target.relative)")
         }
         return nil
+    }
+
+    /// A file an upload replaces hands its dead properties to the new one, as a PUT's does.
+    private func keepProperties(of place: Location, for path: String) {
+        guard place.stat() != nil, let old = try? place.openEntry() else { return }
+        defer { old.close() }
+        guard let new = try? FileDescriptor.open(path, .readOnly, options: .noFollow) else { return }
+        defer { new.close() }
+        if (try? DeadProperties.copy(from: old, to: new, path: path)) != nil { try? new.sync(path: path) }
     }
 
     func addExpires(to h: inout HTTPHeaders, _ upload: TusUpload) {

@@ -37,35 +37,78 @@ extension WebDAV {
         var changes = [Change(path: destination, subtree: true, membership: true)]
         if isMove { changes.append(Change(path: source, subtree: true, membership: true)) }
         if let refusal = checkLocks(request, target: source, changes: changes) { return refusal }
-        if existing != nil {
-            guard overwrite == "T" else { return .text(412, "destination exists and Overwrite is F") }
-            do { try FileSystem.removeTree(in: target.folder, target.name) } catch {
-                return WebDAV.removalFailed(error, "cannot replace \(destination.relative)")
-            }
-            properties.remove(destination)
-            locks.removeAll(under: destination)
-        }
+        if existing != nil && overwrite != "T" { return .text(412, "destination exists and Overwrite is F") }
         do {
             if isMove {
-                guard renameat(from.folder, from.name, target.folder, target.name) == 0 else {
-                    throw FileSystemError(operation: "rename", path: destination.relative, errno: errno)
-                }
-                properties.move(from: source, to: destination)
+                try move(from, isFolder: entry.stat.isDirectory && !entry.isLink, to: target, replacing: existing)
                 locks.removeAll(under: source)
             } else {
-                try copyTree(from.folder, from.name, to: target.folder, target.name, recursive: depth == "infinity")
-                try properties.copy(from: source, to: destination)
+                try copy(from, to: target, recursive: depth == "infinity", replacing: existing != nil)
             }
         } catch {
-            if !isMove { try? FileSystem.removeTree(in: target.folder, target.name) }
-            if let e = error as? FileSystemError, e.isNoSpace { return .text(507, "insufficient storage") }
+            if let e = error as? FileSystemError, e.isNoSpace { return .text(507, "insufficient storage for \(destination.relative)") }
             if let e = error as? FileSystemError, e.isTooDeep {
                 return .text(403, "cannot \(request.method) \(source.relative): its folders nest deeper than \(FileSystem.maxTreeDepth) levels")
             }
             return .text(500, "cannot \(request.method) \(source.relative) to \(destination.relative)")
         }
-        try? FileDescriptor(rawValue: target.folder).sync(path: destination.relative)
+        if existing != nil { locks.removeAll(under: destination) }
         return existing == nil ? .text(201, "created") : HTTPResponse(status: 204)
+    }
+
+    /// Builds the copy under a hidden temporary in the destination's folder and publishes it only when it is
+    /// complete and synced: renamed into place, or exchanged with the entry it replaces, which is removed
+    /// after. Any failure removes the temporary and leaves the destination as it was; a crash leaves the
+    /// temporary to the start-up sweep.
+    private func copy(_ from: Location, to target: Location, recursive: Bool, replacing: Bool) throws {
+        let temp = FileSystem.tempName(kind: "copy")
+        let folder = FileDescriptor(rawValue: target.folder)
+        do {
+            try TreeCopy(digests: digests).copy(from.folder, from.name, to: target.folder, temp, recursive: recursive)
+            if replacing {
+                try folder.exchange(temp, with: target.name, in: folder, path: target.name)
+            } else {
+                try folder.rename(temp, to: target.name, in: folder, path: target.name)
+            }
+        } catch {
+            try? FileSystem.removeTree(in: target.folder, temp)
+            if let e = error as? FileError { throw FileSystemError(e) }
+            throw error
+        }
+        try? folder.sync(path: target.name)
+        // The replaced entry now has the temporary's name; it is gone for readers already.
+        if replacing { try? FileSystem.removeTree(in: target.folder, temp) }
+    }
+
+    /// One rename where the kernel can replace atomically (nothing there, or no folder on either side);
+    /// otherwise the journalled three steps of ``MoveJournal``. Properties and digest records travel with
+    /// the entries (extended attributes).
+    private func move(_ from: Location, isFolder: Bool, to target: Location, replacing existing: FileStat?) throws {
+        let source = FileDescriptor(rawValue: from.folder), folder = FileDescriptor(rawValue: target.folder)
+        do {
+            guard let existing, isFolder || existing.isDirectory else {
+                try source.rename(from.name, to: target.name, in: folder, path: target.name)
+                try? folder.sync(path: target.name)
+                try? source.sync(path: from.name)
+                return
+            }
+            guard let moved = FileStat(at: from.folder, from.name) else {
+                throw FileSystemError(operation: "stat", path: from.name, errno: errno)
+            }
+            let temp = FileSystem.tempName(kind: "move")
+            let journal = MoveJournal(rootPath: store.rootPath)
+            let record = try journal.begin(.init(folder: Array(target.physical.dropLast()), temporary: temp,
+                                                 destination: target.name, inode: moved.inode))
+            defer { journal.end(record) }
+            try source.rename(from.name, to: temp, in: folder, path: target.name)
+            do { try folder.exchange(temp, with: target.name, in: folder, path: target.name) } catch {
+                try? folder.rename(temp, to: from.name, in: source, path: from.name)
+                throw error
+            }
+            try? folder.sync(path: target.name)
+            try? source.sync(path: from.name)
+            try? FileSystem.removeTree(in: target.folder, temp)
+        } catch let e as FileError { throw FileSystemError(e) }
     }
 
     /// The `Destination` header as a path under the root: 400 without one, 502 outside `/dav/` (another
@@ -87,53 +130,5 @@ extension WebDAV {
         if isFolder && destination.isWithin(source) { return .text(403, "cannot \(method) a collection into itself") }
         if source.isWithin(destination) { return .text(403, "the destination holds the source") }
         return nil
-    }
-
-    /// Copies a file, or a folder with (when `recursive`) its files and folders, hidden property sidecars
-    /// included; in-flight temp files, links, FIFOs, sockets and devices are left out.
-    private func copyTree(_ fromFolder: Int32, _ fromName: String, to toFolder: Int32, _ toName: String, recursive: Bool,
-                          depth: Int = 0) throws {
-        guard let st = FileStat(at: fromFolder, fromName) else { throw FileSystemError(operation: "stat", path: fromName, errno: errno) }
-        switch st.kind {
-        case .directory:
-            guard depth <= FileSystem.maxTreeDepth else { throw FileSystemError.tooDeep("copy", path: fromName) }
-            guard mkdirat(toFolder, toName, 0o755) == 0 else { throw FileSystemError(operation: "mkdir", path: toName, errno: errno) }
-            guard recursive else { return }
-            let from = try FileSystem.openFolder(in: fromFolder, fromName)
-            defer { close(from) }
-            let to = try FileSystem.openFolder(in: toFolder, toName)
-            defer { close(to) }
-            guard let names = FileSystem.names(in: from) else { throw FileSystemError(operation: "read", path: fromName, errno: errno) }
-            for name in names {
-                if name.hasPrefix(PathResolver.hiddenPrefix) && !name.hasPrefix(PathResolver.hiddenPrefix + "props") { continue }
-                guard FileStat(at: from, name)?.isServed == true else { continue }
-                try copyTree(from, name, to: to, name, recursive: true, depth: depth + 1)
-            }
-        case .file:
-            try copyFile(fromFolder, fromName, to: toFolder, toName)
-        case .symlink, .other:
-            throw FileSystemError(operation: "copy", path: fromName, errno: ENOENT)
-        }
-    }
-
-    private func copyFile(_ fromFolder: Int32, _ fromName: String, to folder: Int32, _ name: String) throws {
-        let input = try FileSystem.openRegularFile(in: fromFolder, fromName)
-        defer { close(input) }
-        let output: FileDescriptor
-        do {
-            output = try FileDescriptor.open(name, .writeOnly, options: [.create, .exclusive, .noFollow], permissions: 0o644,
-                                             in: FileDescriptor(rawValue: folder))
-        } catch { throw FileSystemError(error) }
-        // The copy is hashed as it is written: its record is of the bytes it really holds.
-        let sink = FileSink(file: output, path: name, digests: digests.recorder())
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: FileSink.bufferSize, alignment: 16)
-        defer { buffer.deallocate() }
-        while true {
-            let n: Int
-            do { n = try FileDescriptor(rawValue: input).read(into: buffer, path: fromName) } catch { throw FileSystemError(error) }
-            if n == 0 { break }
-            try sink.append(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
-        }
-        try sink.sync(recordingIn: digests)
     }
 }

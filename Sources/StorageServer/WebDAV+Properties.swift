@@ -37,7 +37,10 @@ extension WebDAV {
     }
 
     private func describe(_ path: StoragePath, _ stat: FileStat, _ wanted: Request) -> XMLTree {
-        let dead = properties.load(path)
+        // A PROPFIND naming only live properties (most clients' listings) needs no read of the stored set.
+        var needsDead = true
+        if case let .some(names) = wanted { needsDead = names.contains { !Self.liveProperties.contains($0) } }
+        let dead = needsDead ? properties.load(path) : []
         var found: [XMLTree] = [], missing: [XMLTree] = []
         switch wanted {
         case .all:
@@ -123,7 +126,7 @@ extension WebDAV {
                 }
                 return true
             }
-        } catch let e as FileSystemError where e.isNoSpace {
+        } catch let e as FileSystemError where e.cannotHoldProperties {
             status = 507
         } catch { return .text(500, "cannot store properties of \(target.relative)") }
         // All or nothing: a protected property fails the whole update (403 for it, 424 for the rest).

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import SkyliftCore
+import SkyliftSystem
 
 /// WebDAV class 1 and 2 (RFC 4918) over the store: PUT, DELETE, MKCOL and lock checks here; properties,
 /// copy/move and locking in their own files.
@@ -96,6 +97,7 @@ final class WebDAV: Sendable {
         if let length = request.contentLength, length > maxUploadSize {
             return .respond(.text(413, "body larger than \(maxUploadSize) bytes"))
         }
+        if let refusal = store.space.refusal(for: request.contentLength, at: target.relative) { return .respond(refusal) }
         do {
             return .receive(try PutReceiver(target: target, maxSize: maxUploadSize, digests: digests,
                                             expected: ServerDigest.sha256(request.headers)))
@@ -114,18 +116,18 @@ final class WebDAV: Sendable {
         if let status = Preconditions.evaluate(request, stat: entry.stat) {
             return .text(status, "precondition failed for \(target.relative)")
         }
-        do { try FileSystem.removeTree(in: entry.own.folder, entry.own.name) } catch {
-            return Self.removalFailed(error, "cannot delete \(target.relative)")
+        // One rename takes the whole entry out of the tree, so a crash can never leave half a folder under
+        // its name; the hidden remains are removed now, or by the start-up sweep after a crash.
+        let trash = FileSystem.tempName(kind: "trash")
+        let folder = FileDescriptor(rawValue: entry.own.folder)
+        do { try folder.rename(entry.own.name, to: trash, in: folder, path: target.relative) } catch {
+            return .text(500, "cannot delete \(target.relative): \(error.errno?.description ?? "rename failed")")
         }
-        properties.remove(target)
+        try? folder.sync(path: target.relative)
         locks.removeAll(under: target)
+        // A tree nested deeper than the walk goes keeps its deepest part under the hidden name.
+        try? FileSystem.removeTree(in: entry.own.folder, trash)
         return HTTPResponse(status: 204)
-    }
-
-    /// 403 naming the depth when a tree was too deep to remove whole (what went before stays removed), else 500.
-    static func removalFailed(_ error: any Error, _ message: String) -> HTTPResponse {
-        guard let e = error as? FileSystemError, e.isTooDeep else { return .text(500, message) }
-        return .text(403, "\(message) entirely: its folders nest deeper than \(FileSystem.maxTreeDepth) levels; delete the deepest ones first")
     }
 
     private func mkcol(_ request: HTTPRequest, target: StoragePath) -> HTTPHeadDecision {
@@ -140,9 +142,9 @@ final class WebDAV: Sendable {
             return .respond(refusal)
         }
         do { try FileSystem.makeDirectory(target) } catch let e as FileSystemError {
-            return .respond(e.isNoSpace ? .text(507, "insufficient storage") : .text(500, "cannot create \(target.relative)"))
+            return .respond(e.isNoSpace ? .text(507, "insufficient storage for \(target.relative)") : .text(500, "cannot create \(target.relative)"))
         } catch { return .respond(.text(500, "cannot create \(target.relative)")) }
-        properties.remove(target)
+        if let parent = target.parent { Directory.sync(parent.filePath) }
         return .respond(.text(201, "created"))
     }
 }

@@ -146,7 +146,7 @@ import Testing
     @Test func parsesWhatItEncodesAndRefusesTheRest() throws {
         let text = "skylift-digest/1 size=5 mtime=-3 inode=42 sha256=\(Self.sha) md5=\(String(repeating: "0f", count: 16))"
         let record = try #require(DigestRecord(encoded: Array(text.utf8)))
-        #expect(record.size == 5 && record.mtimeNanoseconds == -3 && record.inode == 42 && record.sha1 == nil && record.md5?.count == 16)
+        #expect(record.size == 5 && record.mtime == FileTime(totalNanoseconds: -3) && record.inode == 42 && record.sha1 == nil && record.md5?.count == 16)
         #expect(DigestRecord(encoded: record.encoded) == record)
         for bad in ["skylift-digest/2 size=5 mtime=1 inode=1 sha256=\(Self.sha)",
                     "skylift-digest/1 size=5 mtime=1 inode=1",
