@@ -46,9 +46,23 @@ final class TusPatchReceiver: HTTPBodyReceiver {
         if let length, Int64(chunk.count) > length - startOffset - sink.written {
             return fail(.text(413, "PATCH runs past Upload-Length \(length)"))
         }
-        do { try sink.append(chunk) } catch { return fail(failure(error)) }
+        do { try sink.append(chunk) } catch {
+            if expected == nil, let e = error as? FileSystemError, e.isNoSpace { return keepWritten() }
+            return fail(failure(error))
+        }
         digest?.update(chunk)
         return nil
+    }
+
+    /// The disk filled mid-body: what reached the data file is a prefix of the body and stays (tus keeps an
+    /// interrupted chunk), so the client, told the offset, never sends those bytes again.
+    private func keepWritten() -> HTTPResponse {
+        failed = true
+        sink.discardBuffer()
+        _ = fsync(sink.fd)
+        var h = HTTPHeaders()
+        if let size = FileSystem.stat(fd: sink.fd)?.size { h.add("Upload-Offset", String(size)) }
+        return TusUploads.tusResponse(507, "insufficient storage: the upload keeps what was written", headers: h)
     }
 
     func finish() -> HTTPResponse {
@@ -60,7 +74,10 @@ final class TusPatchReceiver: HTTPBodyReceiver {
                 return TusUploads.tusResponse(460, "checksum mismatch: chunk discarded")
             }
         }
-        do { try sink.sync() } catch { return fail(failure(error)) }
+        do { try sink.sync() } catch {
+            if expected == nil, let e = error as? FileSystemError, e.isNoSpace { return keepWritten() }
+            return fail(failure(error))
+        }
         FileSystem.unlink(upload.pendingPath)
         let offset = startOffset + sink.written
         var h = HTTPHeaders()

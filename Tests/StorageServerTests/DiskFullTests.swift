@@ -106,6 +106,30 @@ struct DiskFullTests {
         #expect(hidden.isEmpty, "\(hidden)")
     }
 
+    /// A tus PATCH that fills the disk keeps what it wrote: the client resumes from that offset once space is
+    /// back and sends none of those bytes again, and the file is exact.
+    @Test func aPatchThatFillsTheDiskKeepsItsBytesForTheResume() throws {
+        let disk = try Self.mountTinyDisk(size: "2m")
+        defer { Self.unmount(disk) }
+        let f = try ServerFixture(root: disk)
+        defer { f.stop() }
+        let body = randomBytes(1_500_000)
+        try f.write("filler.bin", randomBytes(1_000_000))
+        let loc = try TusTests.create(f, folder: "/dav/", length: nil, name: "clip.bin")
+        let first = try tempFile(body)
+        defer { try? FileManager.default.removeItem(at: first) }
+        // Chunked, so the head says nothing of the length and the disk fills mid-body.
+        let patch = try Curl.run(["-X", "PATCH"] + TusTests.tus + TusTests.octets + ["-H", "Upload-Offset: 0",
+                                  "-H", "Transfer-Encoding: chunked", "--data-binary", "@\(first.path)", f.url(loc)])
+        #expect(patch.status == 507, "\(patch.status) \(patch.text)")
+        let kept = try #require(try TusTests.offset(f, loc))
+        #expect(kept > 0 && kept < body.count, "kept \(kept)")
+        try FileManager.default.removeItem(at: f.file("filler.bin"))
+        let rest = try TusTests.patch(f, loc, offset: kept, Array(body[kept...]), extra: ["-H", "Upload-Length: \(body.count)"])
+        #expect(rest.status == 204, "\(rest.status) \(rest.text)")
+        #expect(try Array(Data(contentsOf: f.file("clip.bin"))) == body)
+    }
+
     /// PROPPATCH, MKCOL and LOCK on a full disk answer 507 and change nothing.
     @Test func smallWritesOnAFullDiskAnswer507() throws {
         let disk = try Self.mountTinyDisk(size: "1m", inodes: 24)
