@@ -104,6 +104,42 @@ struct DiskFullTests {
         #expect(!FileManager.default.fileExists(atPath: f.file("dest/a.bin").path))
         let hidden = try FileManager.default.contentsOfDirectory(atPath: disk.path).filter { $0.hasPrefix(".skylift-copy") }
         #expect(hidden.isEmpty, "\(hidden)")
+        // Space is freed: the same COPYs finish, exactly.
+        try Self.remount(disk, "size=8m")
+        #expect(try Curl.run(["-X", "COPY", "-H", "Destination: \(f.url("/dav/dest/"))", f.url("/dav/tree/")]).status == 204)
+        #expect(try Array(Data(contentsOf: f.file("dest/a.bin"))) == big)
+        #expect(!FileManager.default.fileExists(atPath: f.file("dest/keep.txt").path))
+    }
+
+    /// A MOVE that replaces a folder needs its journal record first: with no room for it the MOVE is refused
+    /// and both folders stay as they were; with room again it goes through whole.
+    @Test func aMoveWithNoRoomForItsJournalChangesNothing() throws {
+        let disk = try Self.mountTinyDisk(size: "1m", inodes: 24)
+        defer { Self.unmount(disk) }
+        let f = try ServerFixture(root: disk)
+        defer { f.stop() }
+        try f.write("src/new.txt", Array("new".utf8))
+        try f.write("dst/old.txt", Array("old".utf8))
+        var n = 0
+        while (try? f.write("z\(n)", [])) != nil, n < 1000 { n += 1 }
+        let move = try Curl.run(["-X", "MOVE", "-H", "Destination: /dav/dst/", f.url("/dav/src/")])
+        #expect(move.status == 507, "\(move.status) \(move.text)")
+        #expect(try String(contentsOf: f.file("src/new.txt"), encoding: .utf8) == "new")
+        #expect(try String(contentsOf: f.file("dst/old.txt"), encoding: .utf8) == "old")
+        try Self.remount(disk, "nr_inodes=1000")
+        #expect(try Curl.run(["-X", "MOVE", "-H", "Destination: /dav/dst/", f.url("/dav/src/")]).status == 204)
+        #expect(try String(contentsOf: f.file("dst/new.txt"), encoding: .utf8) == "new")
+        #expect(!FileManager.default.fileExists(atPath: f.file("dst/old.txt").path))
+    }
+
+    /// Gives the mounted tmpfs more room (`mount -o remount,OPTIONS`): space freed, as a user would.
+    static func remount(_ dir: URL, _ options: String) throws {
+        let p = Process()
+        p.executableURL = try TestPrograms.path("mount")
+        p.arguments = ["-o", "remount," + options, dir.path]
+        try p.run()
+        p.waitUntilExit()
+        try #require(p.terminationStatus == 0, "remount \(options) failed")
     }
 
     /// A tus PATCH that fills the disk keeps what it wrote: the client resumes from that offset once space is
