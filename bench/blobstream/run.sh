@@ -12,6 +12,8 @@
 # time of each counts, since the machine is shared; peak RSS is the highest seen. Prints MiB/s, the ratio
 # to curl and peak RSS of each.
 set -euo pipefail
+. "$(dirname "$0")/../quiet.sh"
+quiet_begin
 cd "$(dirname "$0")/../.."
 SIZE=${1:-256M}
 SERVER=${SERVER:-sink}
@@ -24,6 +26,7 @@ BIN=$(swift build -c release --show-bin-path)
 WORK=$(mktemp -d /var/tmp/blobstream-bench.XXXXXX)
 SERVER_PID=""
 cleanup() {
+    quiet_end
     rm -rf "$WORK"
     exec 3>&- 2>/dev/null || true
     if [ -n "$SERVER_PID" ]; then kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi

@@ -9,13 +9,15 @@
 # with 1,000 idle keep-alive connections open (and RSS before/with them), and the proxy's warm 4 KiB ranges
 # (8 clients) while one cold request blocks its handler 3 s on a slow origin (a Python server here).
 set -euo pipefail
+. "$(dirname "$0")/../quiet.sh"
+quiet_begin
 cd "$(dirname "$0")/../.."
 BIN=${BIN:?set BIN to a skylift built with the XMHD_POOL patch}
 ROUNDS=${ROUNDS:-3}
 CONNS="$PWD/bench/http/conns.py"
 WORK=$(mktemp -d /dev/shm/skylift-modes.XXXXXX)
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$WORK"; }
+cleanup() { quiet_end; for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$WORK"; }
 trap cleanup EXIT
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 mkdir -p "$WORK/www" "$WORK/origin"

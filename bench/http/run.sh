@@ -14,6 +14,8 @@
 # ONLY="1 3" runs just those parts (all by default).
 # Needs (installed here): nginx, wrk, apache2-utils (ab), curl, python3 with wsgidav + cheroot.
 set -euo pipefail
+. "$(dirname "$0")/../quiet.sh"
+quiet_begin
 cd "$(dirname "$0")/../.."
 ROUNDS=${ROUNDS:-3}
 SECS=${SECONDS_PER_RUN:-10}
@@ -35,6 +37,7 @@ WORK=$(mktemp -d /dev/shm/skylift-bench-http.XXXXXX)
 pids=()
 holders=()
 cleanup() {
+    quiet_end
     for p in "${holders[@]}" "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
     [ -f "$WORK/nginx/nginx.pid" ] && kill "$(cat "$WORK/nginx/nginx.pid")" 2>/dev/null || true
     wait 2>/dev/null || true

@@ -3,11 +3,13 @@
 #   bench/httpclient/run.sh [SIZE_MIB] [ROUNDS]     (defaults: 1024 MiB, 3 rounds; best round counts)
 # Download: GET of a file nginx serves from tmpfs. Upload: PUT of a tmpfs file to nginx's DAV module (tmpfs).
 set -euo pipefail
+. "$(dirname "$0")/../quiet.sh"
+quiet_begin
 cd "$(dirname "$0")/../.."
 SIZE_MIB=${1:-1024}
 ROUNDS=${2:-3}
 WORK=$(mktemp -d /dev/shm/httpclient-bench.XXXXXX)
-trap 'kill $(cat "$WORK/nginx.pid" 2>/dev/null) 2>/dev/null || true; rm -rf "$WORK"' EXIT
+trap 'quiet_end; kill $(cat "$WORK/nginx.pid" 2>/dev/null) 2>/dev/null || true; rm -rf "$WORK"' EXIT
 
 scripts/deps.sh nginx curl bc
 swift build -c release --target URLSessionHTTP >/dev/null

@@ -5,12 +5,14 @@
 #   and the wall time of `skylift --version` (best of ROUNDS; process start-up and dynamic linking).
 # Usage: bench/install/run.sh            (ROUNDS=5 by default). Builds both (minutes the first time).
 set -euo pipefail
+. "$(dirname "$0")/../quiet.sh"
+quiet_begin
 cd "$(dirname "$0")/../.."
 ROUNDS=${ROUNDS:-5}
 scripts/deps.sh bc binutils >/dev/null
 WORK=$(mktemp -d /tmp/skylift-bench-install.XXXXXX)
 pid=""
-trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$WORK"' EXIT
+trap 'quiet_end; [ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$WORK"' EXIT
 
 swift build -c release --product skylift >&2
 cp "$(swift build -c release --show-bin-path)/skylift" "$WORK/dynamic"

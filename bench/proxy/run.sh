@@ -8,12 +8,15 @@
 #     through the proxy with nothing cached (content info + first block from the origin), and through the proxy
 #     warm. The minimum shows the overhead when other load on the machine does not get in the way.
 set -euo pipefail
+. "$(dirname "$0")/../quiet.sh"
+quiet_begin
 cd "$(dirname "$0")/../.."
 BIG_MIB=${1:-1024}
 ROUNDS=${2:-3}
 MEDIA_SECONDS=${3:-60}
 WORK=$(mktemp -d /tmp/proxy-bench.XXXXXX)
 cleanup() {
+    quiet_end
     [ -n "${PROXY_PID:-}" ] && kill "$PROXY_PID" 2>/dev/null || true
     kill "$(cat "$WORK/nginx.pid" 2>/dev/null)" 2>/dev/null || true
     rm -rf "$WORK"

@@ -4,12 +4,15 @@
 #   bench/s3/run.sh [SIZE_MIB] [PARTS]      (defaults: 1024 MiB, 10 parts = the AWS CLI's max_concurrent_requests)
 # Both use 8 MiB parts. Prints wall time, throughput and peak RSS of each client per peer, and the ratio.
 set -euo pipefail
+. "$(dirname "$0")/../quiet.sh"
+quiet_begin
 cd "$(dirname "$0")/../.."
 SIZE_MIB=${1:-1024}
 PARTS=${2:-10}
 WORK=$(mktemp -d /tmp/s3-bench.XXXXXX)
 MOTO_PID=""
 cleanup() {
+    quiet_end
     [ -n "$MOTO_PID" ] && kill "$MOTO_PID" 2>/dev/null
     [ -d "$WORK/rgw" ] && scripts/ceph-rgw.sh stop "$WORK/rgw" >/dev/null 2>&1
     rm -rf "$WORK"

@@ -15,6 +15,8 @@
 #        each round's steal, the host's share of the machine's ticks during each PUT, is printed too, and the
 #        median cost again over the rounds where it stayed at or under STEAL_MAX, 0.02 by default)
 set -euo pipefail
+. "$(dirname "$0")/../quiet.sh"
+quiet_begin
 cd "$(dirname "$0")/../.."
 SIZE_MIB=${SIZE_MIB:-1024}
 ROUNDS=${ROUNDS:-5}
@@ -44,6 +46,7 @@ fi
 WORK=$(mktemp -d "${ROOT:-/tmp}/skylift-bench-digest.XXXXXX")
 pids=()
 cleanup() {
+    quiet_end
     for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
     wait 2>/dev/null || true
     rm -rf "$WORK"

@@ -7,6 +7,9 @@
 #        BIN=/path/to/skylift bench/serve/locks.sh   (any other build, e.g. one from before the caps)
 # Needs: curl, python3.
 set -euo pipefail
+. "$(dirname "$0")/../quiet.sh"
+quiet_begin
+trap quiet_end EXIT
 cd "$(dirname "$0")/../.."
 . bench/serve/tokened.sh
 scratch locks

@@ -7,6 +7,8 @@
 # CLIENT=sendfile or CLIENT=memory sends with bench/serve/put-client.py instead (its CPU where curl's was).
 # Usage: [SIZE=1024] [RUNS=4] [CLIENT=curl] bench/serve/putcpu.sh BIN...
 set -euo pipefail
+. "$(dirname "$0")/../quiet.sh"
+quiet_begin
 SIZE=${SIZE:-1024}
 RUNS=${RUNS:-4}
 . "$(dirname "$0")/../settle.sh"
@@ -14,7 +16,7 @@ settle_begin
 (($#)) || { echo "usage: bench/serve/putcpu.sh SKYLIFT_BINARY..." >&2; exit 2; }
 WORK=$(mktemp -d /dev/shm/skylift-putcpu.XXXXXX)
 SERVE_PID=""
-cleanup() { [ -n "$SERVE_PID" ] && kill "$SERVE_PID" 2>/dev/null; rm -rf "$WORK"; settle_done; }
+cleanup() { quiet_end; [ -n "$SERVE_PID" ] && kill "$SERVE_PID" 2>/dev/null; rm -rf "$WORK"; settle_done; }
 trap cleanup EXIT
 CLIENT=${CLIENT:-curl}
 if [[ "$CLIENT" == memory ]]; then

@@ -4,6 +4,8 @@
 # Usage: bench/serve/run.sh            (SIZE_MIB=1024 CLIENTS=8 by default; e.g. SIZE_MIB=64 for a quick try)
 # Needs: nginx (Debian nginx-light), curl, python3. Builds skylift in release mode (BIN=… uses one built elsewhere).
 set -euo pipefail
+. "$(dirname "$0")/../quiet.sh"
+quiet_begin
 cd "$(dirname "$0")/../.."
 SIZE_MIB=${SIZE_MIB:-1024}
 CLIENTS=${CLIENTS:-8}
@@ -18,6 +20,7 @@ fi
 WORK=$(mktemp -d /tmp/skylift-bench-serve.XXXXXX)
 pids=()
 cleanup() {
+    quiet_end
     for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
     wait 2>/dev/null || true
     rm -rf "$WORK"

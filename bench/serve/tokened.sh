@@ -10,7 +10,7 @@ scratch() {
     fi
     WORK=$(mktemp -d "/tmp/skylift-bench-$1.XXXXXX")
     PID=
-    trap 'if [ -n "$PID" ]; then kill "$PID" 2>/dev/null; fi; wait 2>/dev/null || true; rm -rf "$WORK"' EXIT
+    trap '! type quiet_end &>/dev/null || quiet_end; if [ -n "$PID" ]; then kill "$PID" 2>/dev/null; fi; wait 2>/dev/null || true; rm -rf "$WORK"' EXIT
     mkdir -p "$WORK/root"
 }
 

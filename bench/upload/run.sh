@@ -12,6 +12,8 @@
 #     `skylift --help` the same way; no curl and no kills. With DETAIL=1 as well, the upload's /proc/PID/smaps is
 #     sampled every 50 ms and the fullest sample broken down: anonymous vs file-backed, then the largest mappings.
 set -euo pipefail
+. "$(dirname "$0")/../quiet.sh"
+quiet_begin
 cd "$(dirname "$0")/../.."
 SIZE_MIB=${1:-1024}
 RUNS=${2:-3}
@@ -28,7 +30,7 @@ fi
 PART_ARGS=(); [ -n "$PART" ] && PART_ARGS=(--part-size "$PART")
 WORK=$(mktemp -d /dev/shm/skylift-bench-upload.XXXXXX)
 SERVE_PID=""
-cleanup() { [ -n "$SERVE_PID" ] && kill "$SERVE_PID" 2>/dev/null; rm -rf "$WORK"; ! type settle_done &>/dev/null || settle_done; }
+cleanup() { quiet_end; [ -n "$SERVE_PID" ] && kill "$SERVE_PID" 2>/dev/null; rm -rf "$WORK"; ! type settle_done &>/dev/null || settle_done; }
 trap cleanup EXIT
 mkdir -p "$WORK/root"
 head -c $((SIZE_MIB << 20)) /dev/urandom > "$WORK/file.bin"

@@ -6,6 +6,9 @@
 # Usage: bench/watch/run.sh            (FILES=100000 IDLE_SECONDS=60 LATENCY_FILES=10 SETTLES="0.5 1 2")
 #        FILES=5000 IDLE_SECONDS=5 LATENCY_FILES=3 SETTLES=0.5 bench/watch/run.sh   (quick check)
 set -euo pipefail
+. "$(dirname "$0")/../quiet.sh"
+quiet_begin
+trap quiet_end EXIT
 cd "$(dirname "$0")/../.."
 scripts/deps.sh watchman python3 >/dev/null
 swift build -c release --product skylift >/dev/null

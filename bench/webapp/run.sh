@@ -4,11 +4,13 @@
 # headless Chromium, the time from opening the folder to its rows on screen, the number of row elements in the
 # page, and the time to scroll to the end. Usage: bench/webapp/run.sh [N] [skylift binary]
 set -euo pipefail
+. "$(dirname "$0")/../quiet.sh"
+quiet_begin
 cd "$(dirname "$0")/../.."
 N=${1:-10000}
 BIN=${2:-.build/debug/skylift}
 WORK=$(mktemp -d)
-trap 'kill "$PID" 2>/dev/null || true; [ -n "${NGINX:-}" ] && kill "$NGINX" 2>/dev/null; rm -rf "$WORK"' EXIT
+trap 'quiet_end; kill "$PID" 2>/dev/null || true; [ -n "${NGINX:-}" ] && kill "$NGINX" 2>/dev/null; rm -rf "$WORK"' EXIT
 mkdir -p "$WORK/store/big"
 python3 - "$WORK/store/big" "$N" <<'PY'
 import os, sys

@@ -4,11 +4,13 @@
 # REV (default: the working tree), so two revisions compare with the same driver.
 # Usage: bench/xml/parse.sh [N] [REV]      e.g. bench/xml/parse.sh 20000 cf55715 (before the own parser)
 set -euo pipefail
+. "$(dirname "$0")/../quiet.sh"
+quiet_begin
 cd "$(dirname "$0")/../.."
 N="${1:-20000}"
 REV="${2:-}"
 WORK=$(mktemp -d /tmp/skylift-bench-xmlparse.XXXXXX)
-trap 'rm -rf "$WORK"' EXIT
+trap 'quiet_end; rm -rf "$WORK"' EXIT
 if [ -n "$REV" ]; then
     git archive "$REV" Sources/SkyliftCore | tar -x -C "$WORK"
     SOURCES="$WORK/Sources/SkyliftCore"

@@ -9,6 +9,9 @@
 #        BIN=/path/to/skylift bench/xml/run.sh   (any other build, e.g. one from before a change)
 # Needs: curl, python3, /usr/bin/time.
 set -euo pipefail
+. "$(dirname "$0")/../quiet.sh"
+quiet_begin
+trap quiet_end EXIT
 cd "$(dirname "$0")/../.."
 COUNT="${1:-6000}"
 . bench/serve/tokened.sh
