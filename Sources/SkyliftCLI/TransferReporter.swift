@@ -59,6 +59,13 @@ final class TransferReporter: Sendable {
             case let .retried(attempt, delay, reason):
                 emit(["event": "retried", "file": label, "attempt": attempt, "delay": (delay * 1000).rounded() / 1000, "reason": reason],
                      plain: "\(label): retrying (attempt \(attempt)): \(reason)")
+            case let .waitingForSpace(kept, total, delay, waited):
+                s.files[index].completed = kept
+                s.files[index].status = "waiting for space"
+                emit(["event": "waiting", "file": label, "reason": "server out of space", "kept": kept, "total": total,
+                      "delay": (delay * 1000).rounded() / 1000, "waited": (waited * 1000).rounded() / 1000],
+                     plain: "\(label): server out of space: \(ByteCount.format(kept)) of \(ByteCount.format(total)) kept on the server; "
+                         + "trying again in \(UploadError.duration(delay)) (--wait-for-space)")
             case let .skipped(reason):
                 s.files[index].status = "skipped"
                 emit(["event": "skipped", "file": label, "reason": reason], plain: "\(label): skipped: \(reason)")
