@@ -56,8 +56,9 @@ import Testing
         #expect(r.out == """
         usage: skylift status [--state DIR] [--root DIR] [--json]
 
-        Show what `skylift watch` has queued: how many files are pending, uploading, done and
-        failed, the uploads in flight with their progress, and the latest errors. Reads the
+        Show what `skylift watch` has queued: how many files are pending, uploading, waiting
+        (for space on a full server), done and failed, the uploads in flight with their progress,
+        the files waiting for space with what the server kept, and the latest errors. Reads the
         queue without disturbing a running agent. Without --state, every watched folder under
         $XDG_STATE_HOME/skylift/watch is shown. Then, for the store given with --root (without
         --state, also the default store when it exists), when it was last checked by `skylift
