@@ -50,9 +50,11 @@ final class TransferReporter: Sendable {
             case let .restarted(reason):
                 emit(["event": "restarted", "file": label, "reason": reason], plain: "\(label): \(reason)")
             case let .progress(p):
+                // Going back (bytes the server refused) is always told, however soon after the last event.
+                let back = p.completed < s.files[index].completed
                 s.files[index].completed = p.completed
                 s.files[index].rate = p.rate
-                if mode == .json, now - s.files[index].lastProgress >= 0.25 {
+                if mode == .json, back || now - s.files[index].lastProgress >= 0.25 {
                     s.files[index].lastProgress = now
                     emit(["event": "progress", "file": label, "bytes": p.completed, "total": p.total ?? -1, "rate": Int64(p.rate)], plain: nil)
                 }

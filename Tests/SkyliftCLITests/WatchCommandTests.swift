@@ -170,7 +170,7 @@ import Testing
         #expect(status.status == 0)
         #expect(status.out == """
         \(cloud.dir.path) (state \(cloud.state.path))
-          pending 0  uploading 0  done 2  failed 0
+          pending 0  uploading 0  waiting 0  done 2  failed 0
 
         """)
     }
@@ -206,7 +206,7 @@ import Testing
         #expect(r.status == 0)
         #expect(r.out == """
         /media/camera (state \(state.path))
-          pending 1  uploading 1  done 0  failed 1
+          pending 1  uploading 1  waiting 0  done 0  failed 1
           in flight:
             a/clip.mov  1.0 MiB of 4.0 MiB (25%)
           last errors:
