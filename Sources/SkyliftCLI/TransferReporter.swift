@@ -23,6 +23,9 @@ final class TransferReporter: Sendable {
         var lastDraw: Double = 0
     }
 
+    /// The live line's status while a file waits for a server out of space.
+    private static let waiting = "waiting for space"
+
     private let state: Mutex<State>
     private let mode: Mode
     private let context: CommandContext
@@ -52,6 +55,7 @@ final class TransferReporter: Sendable {
             case let .progress(p):
                 // Going back (bytes the server refused) is always told, however soon after the last event.
                 let back = p.completed < s.files[index].completed
+                if s.files[index].status.hasPrefix(Self.waiting), p.completed > s.files[index].completed { s.files[index].status = "sending" }
                 s.files[index].completed = p.completed
                 s.files[index].rate = p.rate
                 if mode == .json, back || now - s.files[index].lastProgress >= 0.25 {
@@ -63,7 +67,7 @@ final class TransferReporter: Sendable {
                      plain: "\(label): retrying (attempt \(attempt)): \(reason)")
             case let .waitingForSpace(kept, total, delay, waited):
                 s.files[index].completed = kept
-                s.files[index].status = "waiting for space"
+                s.files[index].status = "\(Self.waiting), next try in \(UploadError.duration(delay))"
                 emit(["event": "waiting", "file": label, "reason": "server out of space", "kept": kept, "total": total,
                       "delay": (delay * 1000).rounded() / 1000, "waited": (waited * 1000).rounded() / 1000],
                      plain: "\(label): server out of space: \(ByteCount.format(kept)) of \(ByteCount.format(total)) kept on the server; "
