@@ -23,10 +23,15 @@ struct WatchSpaceTests {
         let kept = int(waiting["kept"])
         #expect(kept >= 0 && kept % (4 << 20) == 0 && ((waiting["retry_in"] as? NSNumber)?.doubleValue ?? 0) > 0)
 
-        let status = await runSkylift(["status", "--state", cloud.state.path])
-        #expect(status.out.contains("waiting 1"), "\(status.out)")
-        #expect(status.out.contains("waiting for space:\n    clip.bin  \(ByteCount.format(kept)) of 10.0 MiB kept on the server (retry in "),
-                "\(status.out)")
+        // The row is waiting until its next try (5 s); a slow machine may catch it trying again (and refused
+        // again, waiting once more), so status is read until it shows the wait.
+        let shown = "waiting for space:\n    clip.bin  \(ByteCount.format(kept)) of 10.0 MiB kept on the server (retry in "
+        var status = await runSkylift(["status", "--state", cloud.state.path])
+        for _ in 0..<100 where !status.out.contains(shown) {
+            try await Task.sleep(nanoseconds: 100_000_000)
+            status = await runSkylift(["status", "--state", cloud.state.path])
+        }
+        #expect(status.out.contains("waiting 1") && status.out.contains(shown), "\(status.out)")
 
         try FileManager.default.removeItem(at: filler)
         if kept > 0 {
