@@ -11,6 +11,9 @@ public enum AgentEvent: Sendable, Equatable {
     case progress(path: String, sent: Int64, size: Int64)
     case uploaded(path: String, size: Int64, skipped: Bool)
     case failed(path: String, reason: String, retryInSeconds: Double)
+    /// The server is out of space: the file is paused (`waiting` in the queue) and tried again, from what the
+    /// server `kept`, after `retryInSeconds`.
+    case waitingForSpace(path: String, kept: Int64?, size: Int64, retryInSeconds: Double)
     /// The file vanished between its report and its upload; it left the queue.
     case dropped(path: String)
     /// A file or folder moved inside the tree; `remoteMoved` when its remote copy was moved along (it keeps

@@ -86,6 +86,9 @@ public struct EngineUploader: FileUploading {
         case .sourceMissing: return .vanished
         case .sourceChanged: return .changed
         case .cancelled: return .cancelled
+        case .sourceChangedUploadKept: return .changed
+        case let .outOfSpace(_, kept, total, _, _):
+            return .outOfSpace(kept: kept, reason: "server out of space: \(kept.map { ByteCount.format($0) } ?? "part") of \(ByteCount.format(total)) kept on the server")
         case let .remote(_, e): return failure(e)
         case let .retriesExhausted(_, _, last):
             if case .refused = failure(last) { return failure(last) }

@@ -39,6 +39,9 @@ public enum UploadFailure: Error, Sendable, Equatable, CustomStringConvertible {
     case refused(url: String, status: Int)
     /// Stopped on request, at a resumable point.
     case cancelled
+    /// The server is out of space (HTTP 507) and keeps `kept` bytes (nil: unknown): pause the file until space
+    /// may be back, then continue from the server's offset.
+    case outOfSpace(kept: Int64?, reason: String)
     /// Anything else: retry later with backoff.
     case failed(String)
 
@@ -48,6 +51,7 @@ public enum UploadFailure: Error, Sendable, Equatable, CustomStringConvertible {
         case .changed: "the file changed during the upload"
         case let .refused(url, status): "\(url) refused the credentials (HTTP \(status))"
         case .cancelled: "cancelled"
+        case let .outOfSpace(_, reason): reason
         case let .failed(reason): reason
         }
     }

@@ -1,8 +1,10 @@
 import FolderWatch
 
-/// Where a file is in its life: waiting, being sent, sent, or failed (to be retried later).
+/// Where a file is in its life: waiting, being sent, paused until the server has space again (`waiting`: it
+/// answered 507 and keeps what it had; tried again at `retryAt`, minutes later and growing), sent, or failed (to
+/// be retried later).
 public enum UploadState: String, Sendable, CaseIterable, Codable {
-    case pending, uploading, done, failed
+    case pending, uploading, waiting, done, failed
 }
 
 /// One row of the durable queue.
@@ -44,4 +46,6 @@ public struct QueueStatus: Sendable, Equatable {
     public var inFlight: [QueuedFile]
     /// The most recent failures, newest first.
     public var lastErrors: [QueuedFile]
+    /// Files paused until the server has space again, the next try first (`sent`: what the server keeps).
+    public var waiting: [QueuedFile] = []
 }

@@ -42,7 +42,7 @@ public final class UploadQueue: Sendable {
                         remote_path TEXT NOT NULL,
                         size INTEGER NOT NULL, mtime INTEGER NOT NULL, inode INTEGER NOT NULL,
                         digest TEXT,
-                        state TEXT NOT NULL CHECK (state IN ('pending','uploading','done','failed')),
+                        state TEXT NOT NULL CHECK (state IN \(Self.states)),
                         upload_url TEXT,
                         sent INTEGER NOT NULL DEFAULT 0,
                         attempts INTEGER NOT NULL DEFAULT 0,
@@ -52,6 +52,7 @@ public final class UploadQueue: Sendable {
                     CREATE INDEX IF NOT EXISTS files_by_state ON files(state, retry_at);
                     """)
                 try QueueResumeState.addColumns(c)
+                try Self.allowWaiting(c)
                 let rows = try c.query("SELECT value FROM meta WHERE key = 'root'")
                 if rows.isEmpty { try c.execute("INSERT INTO meta(key, value) VALUES ('root', ?)", [.text(root)]) }
                 return rows.first?.text(0)
@@ -109,13 +110,15 @@ public final class UploadQueue: Sendable {
             let inFlight = try c.query("SELECT \(Self.columns) FROM files WHERE state = 'uploading' ORDER BY path").map(Self.decode)
             let errors = try c.query("SELECT \(Self.columns) FROM files WHERE state = 'failed' ORDER BY updated DESC LIMIT ?",
                                      [.integer(Int64(errorLimit))]).map(Self.decode)
-            return QueueStatus(root: self.root, counts: counts, inFlight: inFlight, lastErrors: errors)
+            let waiting = try c.query("SELECT \(Self.columns) FROM files WHERE state = 'waiting' ORDER BY retry_at LIMIT ?",
+                                      [.integer(Int64(errorLimit))]).map(Self.decode)
+            return QueueStatus(root: self.root, counts: counts, inFlight: inFlight, lastErrors: errors, waiting: waiting)
         }
     }
 
-    /// When the earliest failed file may be retried, if any.
+    /// When the earliest failed or waiting file may be retried, if any.
     public func nextRetry() async throws(AutoUploadError) -> Double? {
-        try await reading { c in try c.query("SELECT MIN(retry_at) FROM files WHERE state = 'failed'").first?.double(0) }
+        try await reading { c in try c.query("SELECT MIN(retry_at) FROM files WHERE state IN ('failed', 'waiting')").first?.double(0) }
     }
 
     // MARK: - Changes
@@ -148,7 +151,7 @@ public final class UploadQueue: Sendable {
             // New content: upload again, replacing the remote copy at the file's own name.
             try c.execute("""
                 UPDATE files SET size = ?, mtime = ?, inode = ?, digest = NULL, state = 'pending', upload_url = NULL,
-                sent = 0, attempts = 0, reason = NULL, retry_at = NULL, remote_path = path, updated = ? WHERE path = ?
+                sent = 0, attempts = 0, reason = NULL, retry_at = NULL, space_waits = 0, remote_path = path, updated = ? WHERE path = ?
                 """, [.integer(s.size), .integer(s.mtimeNanoseconds), .integer(Int64(bitPattern: s.inode)), .real(now), .text(s.path)])
             return true
         }
@@ -159,13 +162,13 @@ public final class UploadQueue: Sendable {
         return true
     }
 
-    /// Takes the next file to upload (pending, or failed and due), marking it `uploading`.
+    /// Takes the next file to upload (pending, or failed or waiting for space and due), marking it `uploading`.
     public func claimNext(now: Double = UploadQueue.now()) async throws(AutoUploadError) -> QueuedFile? {
         try await writing { c in
             let rows = try c.query("""
                 SELECT \(Self.columns) FROM files
-                WHERE state = 'pending' OR (state = 'failed' AND retry_at <= ?)
-                ORDER BY state = 'failed', updated LIMIT 1
+                WHERE state = 'pending' OR (state IN ('failed', 'waiting') AND retry_at <= ?)
+                ORDER BY state != 'pending', updated LIMIT 1
                 """, [.real(now)])
             guard var row = rows.first.map(Self.decode) else { return nil }
             try c.execute("UPDATE files SET state = 'uploading', attempts = attempts + 1, updated = ? WHERE path = ?",
@@ -205,7 +208,7 @@ public final class UploadQueue: Sendable {
     public func markDone(_ file: QueuedFile, digest: String? = nil) async throws(AutoUploadError) -> Bool {
         try await writing { c in
             try c.execute("""
-                UPDATE files SET state = 'done', upload_url = NULL, sent = size, reason = NULL, retry_at = NULL,
+                UPDATE files SET state = 'done', upload_url = NULL, sent = size, reason = NULL, retry_at = NULL, space_waits = 0,
                 digest = COALESCE(?, digest), updated = ?
                 WHERE path = ? AND state = 'uploading' AND size = ? AND mtime = ? AND inode = ?
                 """, [digest.map(SQLiteValue.text) ?? .null, .real(Self.now()), .text(file.path), .integer(file.size),

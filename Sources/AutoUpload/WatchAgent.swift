@@ -13,7 +13,8 @@ public struct WatchAgentConfiguration: Sendable {
     public var jobs: Int
     /// Whether deleting a local file deletes its remote copy (`--mirror-deletes`).
     public var mirrorDeletes: Bool
-    /// Backoff between attempts of a failing file; attempts never run out, the delay is capped.
+    /// Backoff between attempts of a failing file; attempts never run out, the delay is capped. Its space waits
+    /// (``RetryPolicy/spaceDelay(beforeWait:)``, minutes) pause a file the server had no space for.
     public var retry: RetryPolicy
 
     public init(watch: WatchConfiguration, stateDirectory: URL, jobs: Int = 2, mirrorDeletes: Bool = false,
@@ -228,6 +229,13 @@ public final class WatchAgent: Sendable {
         case .changed:
             try await queue.markFailed(file.path, reason: failure.description, retryAt: UploadQueue.now() + configuration.watch.maxWait)
             continuation.yield(.failed(path: file.path, reason: failure.description, retryInSeconds: configuration.watch.maxWait))
+        case let .outOfSpace(kept, reason):
+            if isStopping {
+                try await queue.release(file.path)
+                return
+            }
+            let delay = try await queue.markWaiting(file.path, reason: reason, kept: kept, policy: configuration.retry)
+            continuation.yield(.waitingForSpace(path: file.path, kept: kept, size: file.size, retryInSeconds: delay))
         case let .failed(reason):
             if isStopping {
                 try await queue.release(file.path)

@@ -37,6 +37,7 @@ public enum RemoteError: Error, Sendable, Equatable, CustomStringConvertible {
             case 409, 423: .refetchOffset
             case 460: .resendPart
             case 408, 425, 429: .retry
+            case 507: .outOfSpace
             case 500...599: .retry
             default: .fatal
             }
@@ -87,6 +88,9 @@ public enum RemoteErrorDisposition: Sendable, Equatable {
     case resendPart
     /// The upload is gone on the server: create a new one.
     case restart
+    /// The server is out of space (507): sending again cannot help until space is freed. Ask the server what it
+    /// kept, then wait for space (minutes, growing) or report how much is kept; never re-send what it holds.
+    case outOfSpace
     /// Give up and report.
     case fatal
 }

@@ -9,7 +9,7 @@ public enum CopyCommand: Command {
     public static let spec = CommandSpec(
         name: "copy",
         summary: "stream a file, an http(s) or an s3:// object into a cloud folder, with no local copy",
-        usage: "copy SOURCE DEST [--source-header 'NAME: VALUE']... [--token-file FILE | --token TOKEN] [--header-file FILE] [--header 'NAME: VALUE']... [--parts N] [--state DIR] [--json] [--force] [--verify] [--cancel] [--ca-cert FILE | --pin-sha256 PIN] [--s3-endpoint URL] [--s3-addressing MODE]",
+        usage: "copy SOURCE DEST [--source-header 'NAME: VALUE']... [--token-file FILE | --token TOKEN] [--header-file FILE] [--header 'NAME: VALUE']... [--parts N] [--state DIR] [--json] [--force] [--verify] [--cancel] [--wait-for-space DURATION] [--ca-cert FILE | --pin-sha256 PIN] [--s3-endpoint URL] [--s3-addressing MODE]",
         details: """
         Copy SOURCE (a local path, an http(s) URL or s3://bucket/key, read with ranged GETs)
         into the folder DEST (as for upload: tus when offered, else WebDAV PUT; s3://bucket/prefix/

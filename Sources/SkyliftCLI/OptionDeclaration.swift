@@ -99,6 +99,17 @@ struct ValueParser<Value>: Sendable {
         }
     }
 
+    /// A duration: a number with an optional unit, `s` (the default), `m`, `h` or `d` (`90`, `30m`, `2h`).
+    static func duration(_ range: ClosedRange<Double>) -> ValueParser<Double> {
+        ValueParser<Double>(expected: "a duration such as 90s, 30m or 2h (at most \(Int(range.upperBound)) s)") { raw in
+            let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
+            let unit = raw.last.flatMap { units[$0] }
+            guard let v = Double(unit == nil ? raw : String(raw.dropLast())), v.isFinite else { return nil }
+            let seconds = v * (unit ?? 1)
+            return range.contains(seconds) ? seconds : nil
+        }
+    }
+
     /// Seconds, fractions allowed, with an optional `s` suffix.
     static func seconds(_ range: ClosedRange<Double>) -> ValueParser<Double> {
         ValueParser<Double>(expected: "seconds from \(range.lowerBound) to \(range.upperBound)") { raw in

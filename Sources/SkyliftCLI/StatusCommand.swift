@@ -10,8 +10,9 @@ public enum StatusCommand: Command {
         summary: "show the watch queue and the store's last scrub",
         usage: "status [--state DIR] [--root DIR] [--json]",
         details: """
-        Show what `skylift watch` has queued: how many files are pending, uploading, done and
-        failed, the uploads in flight with their progress, and the latest errors. Reads the
+        Show what `skylift watch` has queued: how many files are pending, uploading, waiting
+        (for space on a full server), done and failed, the uploads in flight with their progress,
+        the files waiting for space with what the server kept, and the latest errors. Reads the
         queue without disturbing a running agent. Without --state, every watched folder under
         $XDG_STATE_HOME/skylift/watch is shown. Then, for the store given with --root (without
         --state, also the default store when it exists), when it was last checked by `skylift
@@ -75,6 +76,14 @@ public enum StatusCommand: Command {
                 lines.append("    \(file.path)  \(ByteCount.format(file.sent)) of \(ByteCount.format(file.size))\(percent)")
             }
         }
+        if !status.waiting.isEmpty {
+            lines.append("  waiting for space:")
+            let now = UploadQueue.now()
+            for file in status.waiting {
+                let retry = file.retryAt.map { " (retry in \(max(0, Int(($0 - now).rounded(.up)))) s)" } ?? ""
+                lines.append("    \(file.path)  \(WatchOutput.kept(file.sent, file.size)) kept on the server\(retry)")
+            }
+        }
         if !status.lastErrors.isEmpty {
             lines.append("  last errors:")
             let now = UploadQueue.now()
@@ -93,6 +102,7 @@ public enum StatusCommand: Command {
             "counts": Dictionary(uniqueKeysWithValues: UploadState.allCases.map { ($0.rawValue, status.counts[$0] ?? 0) }),
             "in_flight": status.inFlight.map { ["path": $0.path, "sent": $0.sent, "size": $0.size] as [String: Any] },
             "errors": status.lastErrors.map { ["path": $0.path, "reason": $0.reason ?? "", "retry_at": $0.retryAt ?? 0] as [String: Any] },
+            "waiting_for_space": status.waiting.map { ["path": $0.path, "kept": $0.sent, "size": $0.size, "retry_at": $0.retryAt ?? 0] as [String: Any] },
         ]
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
         return String(decoding: data, as: UTF8.self)

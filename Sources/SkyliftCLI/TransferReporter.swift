@@ -23,6 +23,9 @@ final class TransferReporter: Sendable {
         var lastDraw: Double = 0
     }
 
+    /// The live line's status while a file waits for a server out of space.
+    private static let waiting = "waiting for space"
+
     private let state: Mutex<State>
     private let mode: Mode
     private let context: CommandContext
@@ -50,15 +53,25 @@ final class TransferReporter: Sendable {
             case let .restarted(reason):
                 emit(["event": "restarted", "file": label, "reason": reason], plain: "\(label): \(reason)")
             case let .progress(p):
+                // Going back (bytes the server refused) is always told, however soon after the last event.
+                let back = p.completed < s.files[index].completed
+                if s.files[index].status.hasPrefix(Self.waiting), p.completed > s.files[index].completed { s.files[index].status = "sending" }
                 s.files[index].completed = p.completed
                 s.files[index].rate = p.rate
-                if mode == .json, now - s.files[index].lastProgress >= 0.25 {
+                if mode == .json, back || now - s.files[index].lastProgress >= 0.25 {
                     s.files[index].lastProgress = now
                     emit(["event": "progress", "file": label, "bytes": p.completed, "total": p.total ?? -1, "rate": Int64(p.rate)], plain: nil)
                 }
             case let .retried(attempt, delay, reason):
                 emit(["event": "retried", "file": label, "attempt": attempt, "delay": (delay * 1000).rounded() / 1000, "reason": reason],
                      plain: "\(label): retrying (attempt \(attempt)): \(reason)")
+            case let .waitingForSpace(kept, total, delay, waited):
+                s.files[index].completed = kept
+                s.files[index].status = "\(Self.waiting), next try in \(UploadError.duration(delay))"
+                emit(["event": "waiting", "file": label, "reason": "server out of space", "kept": kept, "total": total,
+                      "delay": (delay * 1000).rounded() / 1000, "waited": (waited * 1000).rounded() / 1000],
+                     plain: "\(label): server out of space: \(ByteCount.format(kept)) of \(ByteCount.format(total)) kept on the server; "
+                         + "trying again in \(UploadError.duration(delay)) (--wait-for-space)")
             case let .skipped(reason):
                 s.files[index].status = "skipped"
                 emit(["event": "skipped", "file": label, "reason": reason], plain: "\(label): skipped: \(reason)")

@@ -14,6 +14,7 @@ struct TransferOptions: CommandOptions {
     var verify = false
     var partSize: PartSize?
     var parts: Int?
+    var waitForSpace: Double?
     var tls = ClientTLS()
     var s3 = S3Options()
 
@@ -25,6 +26,9 @@ struct TransferOptions: CommandOptions {
             .flag("--verify", help: "read the object back (or use a server digest) and compare SHA-256", \.verify),
             PartSize.declaration(\.partSize),
             PartsInFlight.declaration(\.parts),
+            .value("--wait-for-space", "DURATION",
+                   help: "when the server is out of space (507), wait up to DURATION (e.g. 2h) for space instead of stopping",
+                   \.waitForSpace, as: .duration(0...31 * 86_400)),
         ] + ClientTLS.declarations.within(\.tls) + S3Options.declarations.within(\.s3)
 }
 
@@ -75,6 +79,8 @@ struct TransferSettings {
         }
         options = UploadOptions(force: given.force, verify: given.verify, partLength: partLength, parts: PartsInFlight.count(given.parts))
         options.tusPartials = PartsInFlight.tusPartials(given.parts)
+        options.retry = SpaceBackoff.applied(to: options.retry, environment: context.environment)
+        options.retry.spaceWait = given.waitForSpace ?? 0
     }
 
     /// Asks the destination what it speaks and returns an uploader for it; errors become one-line failures.

@@ -9,7 +9,7 @@ public enum UploadCommand: Command {
     public static let spec = CommandSpec(
         name: "upload",
         summary: "upload files to a cloud folder, resumably (tus, WebDAV or S3)",
-        usage: "upload FILE... --to URL [--token-file FILE | --token TOKEN] [--header-file FILE] [--header 'NAME: VALUE']... [--jobs N] [--parts N] [--state DIR] [--json] [--force] [--verify] [--cancel] [--ca-cert FILE | --pin-sha256 PIN] [--s3-endpoint URL] [--s3-addressing MODE]",
+        usage: "upload FILE... --to URL [--token-file FILE | --token TOKEN] [--header-file FILE] [--header 'NAME: VALUE']... [--jobs N] [--parts N] [--state DIR] [--json] [--force] [--verify] [--cancel] [--wait-for-space DURATION] [--ca-cert FILE | --pin-sha256 PIN] [--s3-endpoint URL] [--s3-addressing MODE]",
         details: """
         Stream files to a cloud folder with no temporary copy. Skylift asks the folder URL
         (OPTIONS) what it speaks: tus when offered (resumable, per-part checksums), else WebDAV
@@ -19,7 +19,10 @@ public enum UploadCommand: Command {
         running the same command again after a crash continues from the server's offset.
         Exits 0 only when the server confirmed every file. --cancel gives up unfinished uploads
         instead: the server's partial upload is removed (tus DELETE, S3 AbortMultipartUpload)
-        and the resume state forgotten.
+        and the resume state forgotten. A server out of space (507) stops the file with what it
+        kept (never sent again: the same command continues from there once space is freed),
+        unless --wait-for-space is given: then it is tried again after 1, 2, 4... minutes (at
+        most 15 apart) until space returns or DURATION is spent.
         """,
         options: Options.specs,
         positionals: 1...Int.max,
@@ -98,6 +101,11 @@ public enum UploadCommand: Command {
                 switch try await uploader.abandon(source: target.source, as: target.name) {
                 case let .aborted(confirmed):
                     context.output.line("cancelled \(what): removed \(confirmed) bytes from the server")
+                case let .kept(confirmed, reason):
+                    failed = true
+                    let left = confirmed.map { "\(ByteCount.format($0)) are" } ?? "an unknown amount is"
+                    context.errors.line("skylift \(command): cannot cancel \(what): the server would not remove it (\(reason)); "
+                        + "\(left) left on the server and the resume state is kept: run the same command again")
                 case .forgotten:
                     context.output.line("cancelled \(what): the server no longer held it; resume state removed")
                 case .nothingRecorded:

@@ -86,7 +86,7 @@ public enum WatchCommand: Command {
         // Every upload is checked against the digest the server records, when it serves one (no extra bytes).
         options.checkServedDigest = true
         let state = given.state.map { URL(fileURLWithPath: $0) } ?? defaultState(for: dir, context.environment)
-        let configuration = try agentConfiguration(given, dir: dir, state: state)
+        let configuration = try agentConfiguration(given, dir: dir, state: state, environment: context.environment)
         let output = WatchOutput(context: context, json: given.json)
         let shutdown = ShutdownSignal()
 
@@ -143,16 +143,21 @@ public enum WatchCommand: Command {
         return Destination(url: embedded.url, token: embedded.token, server: embedded.server)
     }
 
-    /// `--settle`, `--max-wait`, `--ignore`, `--jobs` and `--mirror-deletes` for the agent watching `dir`.
-    private static func agentConfiguration(_ given: Options, dir: URL, state: URL) throws(UsageError) -> WatchAgentConfiguration {
+    /// `--settle`, `--max-wait`, `--ignore`, `--jobs` and `--mirror-deletes` for the agent watching `dir`; the wait
+    /// for a server out of space from ``SpaceBackoff``.
+    private static func agentConfiguration(_ given: Options, dir: URL, state: URL,
+                                           environment: [String: String]) throws(UsageError) -> WatchAgentConfiguration {
         let ignore: IgnoreRules
         do {
             ignore = try IgnoreRules(given.ignore)
         } catch {
             throw .badValue(command: spec.name, option: Options.name(\.ignore), value: "\(error)", expected: "a glob")
         }
-        return WatchAgentConfiguration(watch: WatchConfiguration(root: dir, settle: given.settle ?? 2, maxWait: given.maxWait ?? 60, ignore: ignore),
-                                       stateDirectory: state, jobs: given.jobs ?? 2, mirrorDeletes: given.mirrorDeletes)
+        var configuration = WatchAgentConfiguration(
+            watch: WatchConfiguration(root: dir, settle: given.settle ?? 2, maxWait: given.maxWait ?? 60, ignore: ignore),
+            stateDirectory: state, jobs: given.jobs ?? 2, mirrorDeletes: given.mirrorDeletes)
+        configuration.retry = SpaceBackoff.applied(to: configuration.retry, environment: environment)
+        return configuration
     }
 
     /// Runs `agent` until it has nothing left to do or a signal pauses it, printing its events.

@@ -50,6 +50,9 @@ struct WatchOutput: Sendable {
             context.output.line("resuming \(path) from byte \(from)")
         case let .failed(path, reason, retry):
             context.errors.line("failed \(path): \(reason) (retry in \(Int(retry.rounded(.up))) s)")
+        case let .waitingForSpace(path, kept, size, retry):
+            context.errors.line("waiting for space \(path): server out of space, \(Self.kept(kept, size)) kept on the server "
+                + "(retry in \(Int(retry.rounded(.up))) s)")
         case let .moved(from, to, remoteMoved):
             context.output.line("moved \(from) → \(to)" + (remoteMoved ? " (remote copy moved)" : " (remote copy kept)"))
         case let .removed(path, remoteDeleted):
@@ -80,6 +83,8 @@ struct WatchOutput: Sendable {
             return ["event": "uploaded", "path": path, "size": size, "skipped": skipped]
         case let .failed(path, reason, retry):
             return ["event": "failed", "path": path, "reason": reason, "retry_in": retry]
+        case let .waitingForSpace(path, kept, size, retry):
+            return ["event": "waiting_for_space", "path": path, "kept": kept ?? -1, "size": size, "retry_in": retry]
         case let .dropped(path):
             return ["event": "dropped", "path": path]
         case let .moved(from, to, remoteMoved):
@@ -91,6 +96,11 @@ struct WatchOutput: Sendable {
         case .stopped:
             return ["event": "stopped"]
         }
+    }
+
+    /// `3.0 MiB of 8.0 MiB`; the part of an unknown amount.
+    static func kept(_ kept: Int64?, _ size: Int64) -> String {
+        "\(kept.map { ByteCount.format($0) } ?? "an unknown part") of \(ByteCount.format(size))"
     }
 
     private func emit(_ fields: [String: Any]) {

@@ -14,7 +14,7 @@ extension Job {
                 return try await call()
             } catch let e as RemoteError {
                 tries += 1
-                guard e.disposition != .fatal, options.retry.allowsAnother(after: tries) else {
+                guard e.disposition != .fatal, e.disposition != .outOfSpace, options.retry.allowsAnother(after: tries) else {
                     throw tries > 1 ? UploadError.retriesExhausted(source: source.name, attempts: tries, last: e)
                                     : UploadError.remote(source: source.name, e)
                 }
@@ -25,10 +25,14 @@ extension Job {
         }
     }
 
-    /// Removes the partial upload and the record (the source changed, so neither can be continued).
-    func discard(_ write: (any RemoteWrite)?) async {
-        if let write { try? await write.abort() }
+    /// Removes the partial upload and the record (the source changed, so neither can be continued). When the server
+    /// would not remove it, the record stays (so `--cancel` can still find it) and what is left is returned.
+    func discard(_ write: (any RemoteWrite)?) async -> (bytes: Int64?, reason: String)? {
+        if let write, let error = await uploader.remove(write) {
+            return (await keptOnServer(write), "\(error)")
+        }
         await store.remove(source: source.name, destination: destination)
+        return nil
     }
 
     /// Whether an upload the server no longer knows finished after all: the destination has the source's size

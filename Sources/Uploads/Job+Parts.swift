@@ -71,7 +71,7 @@ struct PartSender: Sendable {
                 return slice.length - (heldAtStart ?? 0)
             } catch let error as RemoteError {
                 progress.rewind(by: streamed.total)
-                guard error.disposition != .fatal, error.disposition != .restart else { throw error }
+                guard ![.fatal, .restart, .outOfSpace].contains(error.disposition) else { throw error }
                 attempts += 1
                 guard retry.allowsAnother(after: attempts) else {
                     throw UploadError.retriesExhausted(source: source.name, attempts: attempts, last: error)

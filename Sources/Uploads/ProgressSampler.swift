@@ -3,7 +3,7 @@ import SkyliftCore
 import Synchronization
 
 /// Emits `.progress` at a fixed interval while a transfer runs: position = confirmed base + bytes streamed
-/// since, rate smoothed over the recent past. Sampling (not per-read events) keeps events at most 4 a second.
+/// since (below the total: only the engine's confirmation reaches it), rate smoothed over the recent past. Sampling (not per-read events) keeps events at most 4 a second.
 final class ProgressSampler: Sendable {
     private let offset = SentCounter()
     private let task: Mutex<Task<Void, Never>?> = Mutex(nil)
@@ -24,7 +24,8 @@ final class ProgressSampler: Sendable {
             while !Task.isCancelled {
                 try? await Task.sleep(nanoseconds: UInt64(interval * 1e9))
                 if Task.isCancelled { break }
-                let position = min(total, max(0, offset.total + counter.total))
+                // Streamed is not stored: the whole size is claimed only by the engine, once the server confirmed it.
+                let position = min(max(0, total - 1), max(0, offset.total + counter.total))
                 if let last {
                     let instant = Double(max(0, position - last)) / interval
                     rate = rate == 0 ? instant : rate * 0.7 + instant * 0.3

@@ -13,6 +13,9 @@ public enum UploadEvent: Sendable {
     case progress(TransferProgress)
     /// A transient failure; another attempt follows after `delay` seconds.
     case retried(attempt: Int, delay: Double, reason: String)
+    /// The server is out of space (HTTP 507) and keeps `kept` of `total` bytes; the next attempt follows after
+    /// `delay` seconds (growing), `waited` seconds having been spent waiting so far. Nothing it kept is sent again.
+    case waitingForSpace(kept: Int64, total: Int64, delay: Double, waited: Double)
     /// The destination already holds this content.
     case skipped(reason: String)
     /// The server confirmed the whole object.

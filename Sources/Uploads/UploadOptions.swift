@@ -9,6 +9,9 @@ public struct UploadOptions: Sendable {
     public var verify: Bool
     /// Backoff for transient failures; attempts count since the last part the server confirmed.
     public var retry: RetryPolicy
+    /// Backoff for removing a partial upload (tus termination, S3 abort): a DELETE refused with 423 while the server
+    /// still finishes the PATCH that was cut, a network error or a 5xx is tried again, for about half a minute at most.
+    public var cleanupRetry = RetryPolicy(maxAttempts: 9, baseDelay: 0.5, maxDelay: 8)
     /// Largest PATCH body. Each part is digested (when the server checks parts) and then streamed, so this
     /// bounds what a failure re-sends, not memory.
     public var partLength: Int64

@@ -6,6 +6,9 @@ public enum AbandonOutcome: Sendable, Equatable {
     /// The server's unfinished upload was aborted (tus termination, S3 AbortMultipartUpload) and the resume
     /// record removed; the server had confirmed `confirmed` bytes of it.
     case aborted(confirmed: Int64)
+    /// The server would not remove the unfinished upload (after retries): it still holds `confirmed` bytes of it
+    /// (nil: unknown), and the resume record is kept so that a later `--cancel` can try again.
+    case kept(confirmed: Int64?, reason: String)
     /// A record existed but the server no longer holds a resumable upload for it; the record was removed.
     case forgotten
     /// No unfinished upload of this source to this name is recorded.
@@ -31,7 +34,7 @@ extension Uploader {
             try? await write.confirmedOffset()
         }
         let confirmed = held ?? record.confirmedOffset
-        try await write.abort()
+        if let error = await remove(write) { return .kept(confirmed: held, reason: "\(error)") }
         await store.remove(source: source, destination: destination)
         return .aborted(confirmed: confirmed)
     }

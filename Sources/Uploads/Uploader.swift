@@ -55,6 +55,9 @@ struct Job {
     /// Fresh starts after the server lost the upload; bounded so a server that always forgets cannot loop us.
     var restarts = 0
     var resumedFrom: Int64 = 0
+    /// Waits for space after 507s so far, and the seconds they took (bounded by `RetryPolicy.spaceWait`).
+    var spaceWaits = 0
+    var spaceWaited: Double = 0
     let sent = SentCounter()
 
     init(uploader: Uploader, source: any UploadSource, name: String, destination: String, emit: @escaping @Sendable (UploadEvent) -> Void) {
@@ -104,9 +107,11 @@ struct Job {
                 if e.disposition == .restart, write != nil, try await finishedEarlier() {
                     return try await confirm(length: length, verified: true)
                 }
-                try await recover(from: e, write: &write)
+                try await recover(from: e, write: &write, progress: progress)
             } catch let e as UploadError {
-                if case .sourceChanged = e { await discard(write) }
+                if case .sourceChanged = e, let kept = await discard(write) {
+                    throw UploadError.sourceChangedUploadKept(path: source.name, kept: kept.bytes, reason: kept.reason)
+                }
                 throw e
             } catch is CancellationError {
                 if let w = write, !w.isResumable { try? await w.abort() }
@@ -143,8 +148,11 @@ struct Job {
     mutating func reattach(_ record: ResumeRecord?) async throws -> Reattached {
         guard let record, !record.completed, let token = record.token else { return .fresh }
         if record.identity != source.identity {
-            emit(.restarted(reason: "source changed since the last attempt; starting over"))
-            if let old = try? await remote.resumeWrite(name, length: record.length, token: token) { try? await old.abort() }
+            var reason = "source changed since the last attempt; starting over"
+            if let old = try? await remote.resumeWrite(name, length: record.length, token: token), let error = await uploader.remove(old) {
+                reason += " (the earlier partial upload could not be removed and stays on the server until it expires: \(error))"
+            }
+            emit(.restarted(reason: reason))
             await store.remove(source: source.name, destination: destination)
             return .fresh
         }
@@ -169,8 +177,11 @@ struct Job {
     }
 
     /// Decides what a failed remote call means: back off and continue, start over, or give up.
-    mutating func recover(from error: RemoteError, write: inout (any RemoteWrite)?) async throws {
+    mutating func recover(from error: RemoteError, write: inout (any RemoteWrite)?, progress: ProgressSampler) async throws {
         switch error.disposition {
+        case .outOfSpace:
+            try await waitForSpace(write: write, progress: progress)
+            return
         case .fatal:
             if let w = write, !w.isResumable { try? await w.abort() }
             throw UploadError.remote(source: source.name, error)

@@ -139,7 +139,7 @@ import Testing
         let reader = try UploadQueue(readingStateIn: state)
         let status = try await reader.status()
         #expect(status.root == "/r")
-        #expect(status.counts == [.pending: 1, .uploading: 1, .done: 0, .failed: 0])
+        #expect(status.counts == [.pending: 1, .uploading: 1, .waiting: 0, .done: 0, .failed: 0])
         #expect(status.inFlight.map(\.path) == ["a"])
         #expect(status.inFlight.first?.sent == 7)
     }

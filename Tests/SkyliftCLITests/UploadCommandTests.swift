@@ -6,7 +6,7 @@ import Testing
         let r = await runSkylift(["upload", "--help"])
         #expect(r.status == 0)
         #expect(r.out == """
-        usage: skylift upload FILE... --to URL [--token-file FILE | --token TOKEN] [--header-file FILE] [--header 'NAME: VALUE']... [--jobs N] [--parts N] [--state DIR] [--json] [--force] [--verify] [--cancel] [--ca-cert FILE | --pin-sha256 PIN] [--s3-endpoint URL] [--s3-addressing MODE]
+        usage: skylift upload FILE... --to URL [--token-file FILE | --token TOKEN] [--header-file FILE] [--header 'NAME: VALUE']... [--jobs N] [--parts N] [--state DIR] [--json] [--force] [--verify] [--cancel] [--wait-for-space DURATION] [--ca-cert FILE | --pin-sha256 PIN] [--s3-endpoint URL] [--s3-addressing MODE]
 
         Stream files to a cloud folder with no temporary copy. Skylift asks the folder URL
         (OPTIONS) what it speaks: tus when offered (resumable, per-part checksums), else WebDAV
@@ -16,27 +16,31 @@ import Testing
         running the same command again after a crash continues from the server's offset.
         Exits 0 only when the server confirmed every file. --cancel gives up unfinished uploads
         instead: the server's partial upload is removed (tus DELETE, S3 AbortMultipartUpload)
-        and the resume state forgotten.
+        and the resume state forgotten. A server out of space (507) stops the file with what it
+        kept (never sent again: the same command continues from there once space is freed),
+        unless --wait-for-space is given: then it is tried again after 1, 2, 4... minutes (at
+        most 15 apart) until space returns or DURATION is spent.
 
         options:
-          --to URL                destination folder URL or s3://bucket/prefix/ (required)
-          --jobs N                files uploaded at once (default: 2)
-          --cancel                abort the unfinished uploads of FILE... to --to instead of uploading
-          --token TOKEN           send 'Authorization: Bearer TOKEN' (default: $SKYLIFT_TOKEN)
-          --token-file FILE       read the token from FILE (mode 0600; unlike --token, not visible in ps)
-          --header 'NAME: VALUE'  send this header with every request to the destination (repeatable)
-          --header-file FILE      more headers, one 'NAME: VALUE' per line of FILE (mode 0600)
-          --state DIR             resume state (default: $XDG_STATE_HOME/skylift)
-          --json                  print one JSON object per event instead of progress lines
-          --force                 upload even when the destination already holds the same content
-          --verify                read the object back (or use a server digest) and compare SHA-256
-          --part-size SIZE        tus PATCH size if the server lacks block-checksum, e.g. 16M (default: 64M), or S3 part (at least 5M; default: sized to the file)
-          --parts N               parts of one file in flight: S3 multipart (default: 4), tus concatenation where offered (default: 1)
-          --ca-cert FILE          trust an HTTPS server whose certificate is in FILE (PEM) or signed by one there
-          --pin-sha256 PIN        trust the HTTPS server with this public key, as 'serve' prints (sha256//BASE64)
-          --s3-endpoint URL       S3 service for s3:// locations (default: $AWS_ENDPOINT_URL, else AWS)
-          --s3-addressing MODE    path, virtual or auto: bucket in the URL path or host (default: auto)
-          --help                  show this help and exit
+          --to URL                   destination folder URL or s3://bucket/prefix/ (required)
+          --jobs N                   files uploaded at once (default: 2)
+          --cancel                   abort the unfinished uploads of FILE... to --to instead of uploading
+          --token TOKEN              send 'Authorization: Bearer TOKEN' (default: $SKYLIFT_TOKEN)
+          --token-file FILE          read the token from FILE (mode 0600; unlike --token, not visible in ps)
+          --header 'NAME: VALUE'     send this header with every request to the destination (repeatable)
+          --header-file FILE         more headers, one 'NAME: VALUE' per line of FILE (mode 0600)
+          --state DIR                resume state (default: $XDG_STATE_HOME/skylift)
+          --json                     print one JSON object per event instead of progress lines
+          --force                    upload even when the destination already holds the same content
+          --verify                   read the object back (or use a server digest) and compare SHA-256
+          --part-size SIZE           tus PATCH size if the server lacks block-checksum, e.g. 16M (default: 64M), or S3 part (at least 5M; default: sized to the file)
+          --parts N                  parts of one file in flight: S3 multipart (default: 4), tus concatenation where offered (default: 1)
+          --wait-for-space DURATION  when the server is out of space (507), wait up to DURATION (e.g. 2h) for space instead of stopping
+          --ca-cert FILE             trust an HTTPS server whose certificate is in FILE (PEM) or signed by one there
+          --pin-sha256 PIN           trust the HTTPS server with this public key, as 'serve' prints (sha256//BASE64)
+          --s3-endpoint URL          S3 service for s3:// locations (default: $AWS_ENDPOINT_URL, else AWS)
+          --s3-addressing MODE       path, virtual or auto: bucket in the URL path or host (default: auto)
+          --help                     show this help and exit
 
         examples:
           skylift upload clip.mp4 --to http://127.0.0.1:8421/dav/photos/ --token "$TOKEN"
@@ -51,7 +55,7 @@ import Testing
         let r = await runSkylift(["copy", "--help"])
         #expect(r.status == 0)
         #expect(r.out == """
-        usage: skylift copy SOURCE DEST [--source-header 'NAME: VALUE']... [--token-file FILE | --token TOKEN] [--header-file FILE] [--header 'NAME: VALUE']... [--parts N] [--state DIR] [--json] [--force] [--verify] [--cancel] [--ca-cert FILE | --pin-sha256 PIN] [--s3-endpoint URL] [--s3-addressing MODE]
+        usage: skylift copy SOURCE DEST [--source-header 'NAME: VALUE']... [--token-file FILE | --token TOKEN] [--header-file FILE] [--header 'NAME: VALUE']... [--parts N] [--state DIR] [--json] [--force] [--verify] [--cancel] [--wait-for-space DURATION] [--ca-cert FILE | --pin-sha256 PIN] [--s3-endpoint URL] [--s3-addressing MODE]
 
         Copy SOURCE (a local path, an http(s) URL or s3://bucket/key, read with ranged GETs)
         into the folder DEST (as for upload: tus when offered, else WebDAV PUT; s3://bucket/prefix/
@@ -72,6 +76,7 @@ import Testing
           --verify                      read the object back (or use a server digest) and compare SHA-256
           --part-size SIZE              tus PATCH size if the server lacks block-checksum, e.g. 16M (default: 64M), or S3 part (at least 5M; default: sized to the file)
           --parts N                     parts of one file in flight: S3 multipart (default: 4), tus concatenation where offered (default: 1)
+          --wait-for-space DURATION     when the server is out of space (507), wait up to DURATION (e.g. 2h) for space instead of stopping
           --ca-cert FILE                trust an HTTPS server whose certificate is in FILE (PEM) or signed by one there
           --pin-sha256 PIN              trust the HTTPS server with this public key, as 'serve' prints (sha256//BASE64)
           --s3-endpoint URL             S3 service for s3:// locations (default: $AWS_ENDPOINT_URL, else AWS)

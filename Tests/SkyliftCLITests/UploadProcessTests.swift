@@ -66,12 +66,18 @@ final class CloudFixture {
     /// Where the server's access log goes, when kept (see ``requests(_:)``).
     let accessLog: URL?
 
-    /// `accessLog`: keep the server's request log (in a file) rather than run it `--quiet`.
-    init(accessLog: Bool = false) throws {
+    /// The root is a tmpfs of this size (``Tmpfs``), so the server's disk can really fill up.
+    let rootSize: String?
+
+    /// `accessLog`: keep the server's request log (in a file) rather than run it `--quiet`. `rootSize`: serve a
+    /// tmpfs of that size (`12m`; needs root).
+    init(accessLog: Bool = false, rootSize: String? = nil) throws {
         dir = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-up-\(UUID().uuidString)")
         root = dir.appendingPathComponent("root")
         self.accessLog = accessLog ? dir.appendingPathComponent("access.log") : nil
+        self.rootSize = rootSize
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        if let rootSize { try Tmpfs.mount(root, size: rootSize) }
         try start(listen: "127.0.0.1:0")
     }
 
@@ -144,6 +150,7 @@ final class CloudFixture {
 
     deinit {
         stop()
+        if rootSize != nil { Tmpfs.unmount(root) }
         try? FileManager.default.removeItem(at: dir)
     }
 }

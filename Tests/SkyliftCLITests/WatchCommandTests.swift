@@ -56,8 +56,9 @@ import Testing
         #expect(r.out == """
         usage: skylift status [--state DIR] [--root DIR] [--json]
 
-        Show what `skylift watch` has queued: how many files are pending, uploading, done and
-        failed, the uploads in flight with their progress, and the latest errors. Reads the
+        Show what `skylift watch` has queued: how many files are pending, uploading, waiting
+        (for space on a full server), done and failed, the uploads in flight with their progress,
+        the files waiting for space with what the server kept, and the latest errors. Reads the
         queue without disturbing a running agent. Without --state, every watched folder under
         $XDG_STATE_HOME/skylift/watch is shown. Then, for the store given with --root (without
         --state, also the default store when it exists), when it was last checked by `skylift
@@ -169,7 +170,7 @@ import Testing
         #expect(status.status == 0)
         #expect(status.out == """
         \(cloud.dir.path) (state \(cloud.state.path))
-          pending 0  uploading 0  done 2  failed 0
+          pending 0  uploading 0  waiting 0  done 2  failed 0
 
         """)
     }
@@ -205,7 +206,7 @@ import Testing
         #expect(r.status == 0)
         #expect(r.out == """
         /media/camera (state \(state.path))
-          pending 1  uploading 1  done 0  failed 1
+          pending 1  uploading 1  waiting 0  done 0  failed 1
           in flight:
             a/clip.mov  1.0 MiB of 4.0 MiB (25%)
           last errors:

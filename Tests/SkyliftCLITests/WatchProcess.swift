@@ -67,11 +67,17 @@ final class WatchCloud: Sendable {
     let server: StorageServer
     let log = RequestLog()
 
-    init() throws {
+    /// The store is a tmpfs of this size (``Tmpfs``), so the server's disk can really fill up.
+    let storeSize: String?
+
+    /// `storeSize`: serve a tmpfs of that size (`12m`; needs root).
+    init(storeSize: String? = nil) throws {
         base = FileManager.default.temporaryDirectory.appendingPathComponent("watch-cli-\(UUID().uuidString)")
         for sub in ["store", "dir", "state"] {
             try FileManager.default.createDirectory(at: base.appendingPathComponent(sub), withIntermediateDirectories: true)
         }
+        self.storeSize = storeSize
+        if let storeSize { try Tmpfs.mount(base.appendingPathComponent("store"), size: storeSize) }
         let config = StorageConfiguration(root: base.appendingPathComponent("store"), token: Self.token,
                                           accessLog: Logger(label: "access") { [log] line in log.record(line) })
         server = try StorageServer(configuration: config, host: "127.0.0.1", port: 0)
@@ -106,6 +112,7 @@ final class WatchCloud: Sendable {
 
     deinit {
         server.stop()
+        if storeSize != nil { Tmpfs.unmount(base.appendingPathComponent("store")) }
         try? FileManager.default.removeItem(at: base)
     }
 }

@@ -1,0 +1,70 @@
+import Foundation
+import FolderWatch
+import SkyliftCore
+import Testing
+@testable import AutoUpload
+
+/// Files waiting for space in the durable queue, on a real SQLite file; and a queue made before that state.
+@Suite struct UploadQueueWaitingTests {
+    let state = FileManager.default.temporaryDirectory.appendingPathComponent("aqw-\(UUID().uuidString)")
+
+    /// The table as queues were made before the `waiting` state: its CHECK does not allow it.
+    func makeOldQueue() throws {
+        try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+        let db = try SQLiteDatabase(path: state.appendingPathComponent(UploadQueue.fileName).path)
+        try db.writeNow { c in
+            try c.script("""
+                CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                CREATE TABLE files(
+                    path TEXT PRIMARY KEY,
+                    remote_path TEXT NOT NULL,
+                    size INTEGER NOT NULL, mtime INTEGER NOT NULL, inode INTEGER NOT NULL,
+                    digest TEXT,
+                    state TEXT NOT NULL CHECK (state IN ('pending','uploading','done','failed')),
+                    upload_url TEXT,
+                    sent INTEGER NOT NULL DEFAULT 0,
+                    attempts INTEGER NOT NULL DEFAULT 0,
+                    reason TEXT,
+                    retry_at REAL,
+                    updated REAL NOT NULL);
+                ALTER TABLE files ADD COLUMN resume_identity TEXT;
+                INSERT INTO meta(key, value) VALUES ('root', '/watched');
+                INSERT INTO files(path, remote_path, size, mtime, inode, state, upload_url, sent, retry_at, updated, resume_identity)
+                VALUES ('a.bin', 'a.bin', 100, 7, 9, 'failed', 'http://up/1', 40, 0, 0, 'id-1');
+                """)
+        }
+    }
+
+    @Test func anOldQueueTakesTheWaitingStateAndKeepsItsRows() async throws {
+        defer { try? FileManager.default.removeItem(at: state) }
+        try makeOldQueue()
+        let queue = try UploadQueue(stateDirectory: state, root: "/watched")
+        let claimed = try #require(try await queue.claimNext())
+        #expect(claimed.path == "a.bin" && claimed.uploadURL == "http://up/1" && claimed.sent == 40)
+
+        let policy = RetryPolicy()
+        #expect(try await queue.markWaiting("a.bin", reason: "server out of space", kept: 32, policy: policy) == 60)
+        let waiting = try #require(try await queue.file("a.bin"))
+        #expect(waiting.state == .waiting && waiting.sent == 32 && waiting.uploadURL == "http://up/1")
+        let status = try await queue.status()
+        #expect(status.counts[.waiting] == 1 && status.waiting.map(\.path) == ["a.bin"])
+        // Not due yet: nothing to claim; the earliest retry is the wait's end.
+        #expect(try await queue.claimNext() == nil)
+        #expect(try await queue.nextRetry() == waiting.retryAt)
+
+        // Waits in a row grow (1, 2, 4... minutes, at most 15); an upload that finishes starts the count again.
+        _ = try await queue.claimNext(now: UploadQueue.now() + 3600)
+        #expect(try await queue.markWaiting("a.bin", reason: "server out of space", kept: 32, policy: policy) == 120)
+        let again = try #require(try await queue.claimNext(now: UploadQueue.now() + 3600))
+        #expect(try await queue.markDone(again))
+        #expect(try await queue.file("a.bin")?.state == .done)
+    }
+
+    @Test func spaceWaitsDoubleUpToTheirCap() {
+        var policy = RetryPolicy()
+        #expect((1...6).map { policy.spaceDelay(beforeWait: $0) } == [60, 120, 240, 480, 900, 900])
+        policy.spaceBaseDelay = 2
+        policy.spaceMaxDelay = 30
+        #expect((1...5).map { policy.spaceDelay(beforeWait: $0) } == [2, 4, 8, 16, 30])
+    }
+}
