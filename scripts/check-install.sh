@@ -39,6 +39,7 @@ libs=$(ldd "$BIN")
 ! grep -q "not found" <<<"$libs" || fail "unresolved libraries: $(grep "not found" <<<"$libs")"
 ! grep -qF "$TOOLCHAIN" <<<"$libs" || fail "libraries from the toolchain: $(grep -F "$TOOLCHAIN" <<<"$libs")"
 
+! readelf -S "$BIN" | grep -q '\.symtab' || fail "the installed binary is not stripped"
 "$BIN" --help | grep -q "^usage: skylift <command>" || fail "--help printed no usage"
 "$BIN" --version | grep -qE '^skylift [0-9]+\.[0-9]+\.[0-9]+ \(([0-9a-f]{7,}|unknown)\)$' || fail "--version: $("$BIN" --version)"
 

@@ -2,7 +2,11 @@
 # Builds a release `skylift` with the Swift runtime (stdlib, Foundation, Dispatch) linked into the binary and
 # installs it as PREFIX/bin/skylift (default PREFIX: ~/.local, so ~/.local/bin/skylift).
 #
-#   scripts/install.sh [PREFIX]
+#   scripts/install.sh [--debug-symbols] [PREFIX]
+#
+# The installed binary is stripped (symbol tables and debug sections removed: about a quarter of its size);
+# with --debug-symbols they are kept beside it as PREFIX/bin/skylift.debug, which gdb and lldb find through
+# the binary's .gnu_debuglink.
 #
 # The installed binary needs no Swift toolchain: it loads only Debian 12 libraries, from the packages in
 # RUNTIME_PKGS below (libmicrohttpd, SQLite, libcrypto and libcurl stay shared system libraries). They
@@ -10,11 +14,13 @@
 # any library that would come from the toolchain or from a package not in that list.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+DEBUG_SYMBOLS=no
+if [ "${1:-}" = --debug-symbols ]; then DEBUG_SYMBOLS=yes; shift; fi
 PREFIX=${1:-$HOME/.local}
 case "$PREFIX" in /*) ;; *) PREFIX="$PWD/$PREFIX" ;; esac
 RUNTIME_PKGS=(libc6 libgcc-s1 libstdc++6 libmicrohttpd12 libsqlite3-0 libssl3 libcurl4)
 
-# binutils: readelf, to list the libraries the binary names.
+# binutils: readelf, to list the libraries the binary names; strip and objcopy.
 scripts/deps.sh binutils "${RUNTIME_PKGS[@]}"
 TOOLCHAIN=$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")
 # Its own build folder (shared with scripts/run.sh, which builds the same binary): never mixed with a dynamic
@@ -51,8 +57,18 @@ done
 
 # Replace atomically: a running `skylift` (a service) keeps its old file; the next start gets the new one.
 install -d "$PREFIX/bin"
-install -m 0755 "$BUILT" "$PREFIX/bin/.skylift.new.$$"
-mv -f "$PREFIX/bin/.skylift.new.$$" "$PREFIX/bin/skylift"
+NEW="$PREFIX/bin/.skylift.new.$$"
+install -m 0755 "$BUILT" "$NEW"
+if [ "$DEBUG_SYMBOLS" = yes ]; then
+    objcopy --only-keep-debug "$NEW" "$PREFIX/bin/.skylift.debug.new.$$"
+    strip --strip-all "$NEW"
+    # The link names the file as it will be called once in place.
+    mv -f "$PREFIX/bin/.skylift.debug.new.$$" "$PREFIX/bin/skylift.debug"
+    objcopy --add-gnu-debuglink="$PREFIX/bin/skylift.debug" "$NEW"
+else
+    strip --strip-all "$NEW"
+fi
+mv -f "$NEW" "$PREFIX/bin/skylift"
 
 size=$(stat -c %s "$PREFIX/bin/skylift")
 echo "installed $PREFIX/bin/skylift ($((size / 1048576)) MiB, $("$PREFIX/bin/skylift" --version))"

@@ -21,13 +21,20 @@ enum EarlyAnswer {
         return length - context.received <= drainLimit
     }
 
+    /// What arrives after an answer written by ``answerAndClose`` is read and dropped up to this much, so
+    /// the client has time to read the answer (a socket closed with unread data sends a reset, which can
+    /// reach the client before it read the answer); then the connection closes.
+    static let lingerLimit: Int64 = 1 << 20
+
     /// Sends `response` at once and ends the connection without reading the rest of the body.
     ///
     /// libmicrohttpd 0.9.75 queues a response only before the body starts or after it ended
     /// (`MHD_queue_response` refuses while it is being received), and the only way to stop reading is to
     /// fail the request, which closes the connection. So on a plain connection the small answer is written
-    /// to the socket here, followed by the end of the server's side, before the request is failed; on TLS,
-    /// where the session is the library's, the connection just closes (the client reads it as a cut).
+    /// to the socket here, followed by the end of the server's side; at most ``lingerLimit`` more of the
+    /// body is read and dropped (a client that saw the answer stops sending and closes) before the request
+    /// is failed. On TLS, where the session is the library's, the connection just closes (the client reads
+    /// it as a cut, asks for the offset, and is refused from the head next time).
     static func answerAndClose(_ response: HTTPResponse, on connection: OpaquePointer?, context: RequestContext,
                                plain: Bool) -> MHD_Result {
         context.finished = true
@@ -47,10 +54,10 @@ enum EarlyAnswer {
         // The socket's buffer is empty at this point of a request (nothing was sent on it since the head was
         // read), so a few hundred bytes go at once; a short write just leaves the client with a cut.
         let sent = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)) }
-        if sent == bytes.count {
-            context.sent = Int64(body.count)
-            shutdown(fd, Int32(SHUT_WR))
-        }
-        return MHD_Result.NO
+        guard sent == bytes.count else { return MHD_Result.NO }
+        context.sent = Int64(body.count)
+        shutdown(fd, Int32(SHUT_WR))
+        context.answered = true
+        return MHD_Result.YES
     }
 }

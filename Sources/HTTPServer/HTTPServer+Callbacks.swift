@@ -17,6 +17,9 @@ final class RequestContext {
     /// Response a receiver chose before the body ended (early rejection): the rest of the body is dropped.
     var early: HTTPResponse?
     var finished = false
+    /// An early answer was written to the socket; what still arrives is dropped until the connection closes.
+    var answered = false
+    var dropped: Int64 = 0
     var received: Int64 = 0
     var status = 0
     var sent: Int64 = 0
@@ -47,6 +50,14 @@ let skyliftAccessHandler: MHD_AccessHandlerCallback = { cls, connection, url, me
         return begin(server, connection, url: url, method: method, version: version, conCls: conCls)
     }
     let context = Unmanaged<RequestContext>.fromOpaque(raw).takeUnretainedValue()
+    if context.answered {
+        // The answer is on the wire: read and drop a little more of the body, so the client reads the answer
+        // before the connection closes, then close (see EarlyAnswer.answerAndClose).
+        guard uploadSize.pointee > 0 else { return MHD_Result.NO }
+        context.dropped += Int64(uploadSize.pointee)
+        uploadSize.pointee = 0
+        return context.dropped <= EarlyAnswer.lingerLimit ? MHD_Result.YES : MHD_Result.NO
+    }
     if uploadSize.pointee > 0 {
         let count = uploadSize.pointee
         context.received += Int64(count)

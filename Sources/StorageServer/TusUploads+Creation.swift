@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import SkyliftCore
+import SkyliftSystem
 
 /// Creation (POST to a folder under `/dav/`), with `creation-with-upload`, `creation-defer-length` and the
 /// `block-checksum` opt-in (`Upload-Block-Checksum: crc32c` or `sha256`), and `Upload-Concat` (`partial` here;
@@ -38,7 +39,10 @@ extension TusUploads {
             try upload.save(info)
         } catch {
             upload.remove()
-            if let e = error as? FileSystemError, e.isNoSpace { return .respond(Self.tusResponse(507, "insufficient storage")) }
+            // The data file comes through FileSystem (FileSystemError), the info through AtomicFile (FileError).
+            if (error as? FileSystemError)?.isNoSpace == true || (error as? FileError)?.isNoSpace == true {
+                return .respond(Self.tusResponse(507, "insufficient storage for a new upload in \(folder.relative)"))
+            }
             return .respond(Self.tusResponse(500, "cannot create upload"))
         }
         var h = HTTPHeaders()

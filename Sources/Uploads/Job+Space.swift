@@ -20,7 +20,8 @@ extension Job {
         let remaining = options.retry.spaceWait - spaceWaited
         guard remaining > 0 else {
             if let w = write, !w.isResumable { try? await w.abort() }
-            throw UploadError.outOfSpace(source: source.name, kept: resumable ? kept : nil, total: length,
+            // No write yet (the server refused the upload at creation): nothing is kept, and that is known.
+            throw UploadError.outOfSpace(source: source.name, kept: resumable || write == nil ? kept : nil, total: length,
                                          resumable: resumable, waited: spaceWaited)
         }
         let delay = min(options.retry.spaceDelay(beforeWait: spaceWaits), remaining)
