@@ -92,7 +92,7 @@ struct PropertyMigration {
         defer { fd.close() }
         guard let status = try? fd.status(path: name), status.isRegular, status.size <= Int64(DeadProperties.maxEncodedBytes) else { return nil }
         var bytes: [UInt8] = []
-        try? DigestStore.read(fd, path: name, chunk: 64 << 10) { bytes += $0 }
+        guard (try? DigestStore.read(fd, path: name, chunk: 64 << 10, into: { bytes += $0 })) != nil else { return nil }
         return bytes.count <= DeadProperties.maxEncodedBytes ? bytes : nil
     }
 }
