@@ -75,11 +75,7 @@ public enum CopyCommand: Command {
                 try await BlobUploadSource.http(url, headers: headers, transport: transport)
             }
         } else {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: source, isDirectory: &isDirectory) else {
-                throw CommandFailure(UploadError.sourceMissing(path: source).description)
-            }
-            guard !isDirectory.boolValue else { throw CommandFailure(UploadError.sourceIsDirectory(path: source).description) }
+            if let problem = LocalSource.problem(source) { throw CommandFailure(problem.description) }
             item = UploadItem(label: source, name: URL(fileURLWithPath: source).lastPathComponent) { try await BlobUploadSource.file(source) }
         }
         let uploader = try await settings.uploader(transport: transport)

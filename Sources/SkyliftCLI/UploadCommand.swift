@@ -67,12 +67,7 @@ public enum UploadCommand: Command {
         // Bad local paths are reported before the network is touched.
         var preflight: [String] = []
         for path in paths {
-            var isDirectory: ObjCBool = false
-            if !FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-                preflight.append(UploadError.sourceMissing(path: path).description)
-            } else if isDirectory.boolValue {
-                preflight.append(UploadError.sourceIsDirectory(path: path).description)
-            }
+            if let problem = LocalSource.problem(path) { preflight.append(problem.description) }
         }
         if let last = preflight.last {
             for line in preflight.dropLast() { context.errors.line("skylift upload: \(line)") }

@@ -6,7 +6,7 @@ import Foundation
 /// else two), hands it over (``handOver(_:)``) and writes it while the hashing thread feeds it to the recorder.
 /// One hand-off per buffer, never per socket read: 1 MiB buffers wake the hashing thread a quarter as often as
 /// 256 KiB ones did, and give it three of them of slack; on two cores shared with the client the connection
-/// thread then stopped hashing for it (BENCHMARKS.md, ninth session). Bounded: when every buffer waits to be
+/// thread then stopped hashing for it (BENCHMARKS.md, "serve", digest cost). Bounded: when every buffer waits to be
 /// hashed, the connection thread does not sleep on the hashing thread but hashes the oldest buffer itself (in
 /// order: one thread hashes at a time), so a hashing thread the scheduler keeps waiting (a loaded machine)
 /// costs no more than hashing inline. Why a thread: on a quiet machine the SHA-256 of a body costs about as much

@@ -96,7 +96,14 @@ import Testing
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let missing = dir.appendingPathComponent("missing.mp4").path
+        let loop = dir.appendingPathComponent("loop.mp4").path, dangling = dir.appendingPathComponent("dangling.mp4").path
+        try FileManager.default.createSymbolicLink(atPath: loop, withDestinationPath: "loop.mp4")
+        try FileManager.default.createSymbolicLink(atPath: dangling, withDestinationPath: "gone.mp4")
         let cases: [([String], Int32, String)] = [
+            (["upload", loop, "--to", "http://127.0.0.1:9/"], 1, "skylift upload: \(loop): cannot read: its symbolic links loop (ELOOP)\n"),
+            (["upload", dangling, "--to", "http://127.0.0.1:9/"], 1,
+             "skylift upload: \(dangling): cannot read: a symbolic link to a file that does not exist\n"),
+            (["copy", loop, "http://127.0.0.1:9/x/"], 1, "skylift copy: \(loop): cannot read: its symbolic links loop (ELOOP)\n"),
             (["upload", "a.mp4"], 2, "skylift upload: missing --to URL (the destination folder)\n"),
             (["upload", "a.mp4", "--to", "ftp://host/x/"], 2, "skylift upload: bad value 'ftp://host/x/' for '--to': expected an http(s) folder URL or s3://bucket/prefix/\n"),
             (["upload", "a.mp4", "--to", "http://127.0.0.1:9/", "--header", "NoColon"], 2,
