@@ -2,7 +2,8 @@
 # Fails when ARCHITECTURE.md's module table and Package.swift disagree: every library target must have a row,
 # the row's "depends on" must name exactly the target's dependencies, and a module may depend only on modules
 # in rows above it (data flows down the table). "every module above" means exactly that. Also: each module's
-# imports of project targets match its declared dependencies.
+# imports of project targets match its declared dependencies. And the folders table names exactly the folders
+# inside the modules' sources (generated assets, C headers and DocC catalogs aside).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 - <<'PY'
@@ -72,6 +73,29 @@ for name, deps in targets.items():
 for name in targets:
     if name not in seen and not name.startswith("C") and name not in ("CommitStampTool",):
         problems.append(f"Package.swift target {name} has no row in ARCHITECTURE.md")
+
+# The folders table: every folder inside a module's sources has a row, and every row names a folder that exists.
+folders = re.search(r'<!-- folders:begin.*?-->(.*?)<!-- folders:end -->', doc, re.S)
+if not folders:
+    problems.append("ARCHITECTURE.md has no folders:begin/end table")
+else:
+    listed = set()
+    for line in folders.group(1).splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) >= 2 and cells[0].startswith("`"):
+            listed.add(cells[0].strip("`").rstrip("/"))
+    actual = set()
+    for module in os.listdir("Sources"):
+        base = os.path.join("Sources", module)
+        for folder, dirs, _ in os.walk(base):
+            for d in dirs:
+                path = os.path.relpath(os.path.join(folder, d), "Sources")
+                if not path.endswith((".docc", "include", "assets")) and "/assets/" not in path and ".docc/" not in path:
+                    actual.add(path)
+    for missing in sorted(actual - listed):
+        problems.append(f"folder Sources/{missing} has no row in ARCHITECTURE.md's folders table")
+    for gone in sorted(listed - actual):
+        problems.append(f"ARCHITECTURE.md's folders table names Sources/{gone}, which does not exist")
 
 if problems:
     print("check-architecture: ARCHITECTURE.md does not match Package.swift:", file=sys.stderr)

@@ -51,7 +51,8 @@ final class StorageRouter: HTTPHandler {
         var h = HTTPHeaders()
         h.add("DAV", "1, 2")
         h.add("MS-Author-Via", "DAV")
-        h.add("Allow", "OPTIONS, GET, HEAD, POST, PUT, DELETE, PROPFIND, PROPPATCH, MKCOL, COPY, MOVE, LOCK, UNLOCK, PATCH")
+        // PATCH too: the same server takes tus PATCHes at /uploads/.
+        h.add("Allow", (WebDAV.allowedMethods + ["PATCH"]).joined(separator: ", "))
         h.add("Accept-Ranges", "bytes")
         TusUploads.advertise(into: &h, maxSize: configuration.maxUploadSize)
         return HTTPResponse(status: 200, headers: h)

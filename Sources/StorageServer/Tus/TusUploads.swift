@@ -32,11 +32,11 @@ final class TusUploads: Sendable {
     }
 
     static func advertise(into h: inout HTTPHeaders, maxSize: Int64) {
-        h.add("Tus-Resumable", version)
-        h.add("Tus-Version", version)
-        h.add("Tus-Extension", extensions)
-        h.add("Tus-Max-Size", String(maxSize))
-        h.add("Tus-Checksum-Algorithm", "sha1,sha256")
+        h.add(TusProtocol.Header.resumable, version)
+        h.add(TusProtocol.Header.versions, version)
+        h.add(TusProtocol.Header.extensions, extensions)
+        h.add(TusProtocol.Header.maxSize, String(maxSize))
+        h.add(TusProtocol.Header.checksumAlgorithms, "sha1,sha256")
         h.add(TusProtocol.Header.serverBlockSize, String(Self.blockSize))
         h.add(TusProtocol.Header.blockChecksumAlgorithms, BlockChecksumAlgorithm.allCases.map(\.rawValue).joined(separator: ","))
     }
@@ -44,7 +44,7 @@ final class TusUploads: Sendable {
     /// A small answer carrying `Tus-Resumable`, as every tus response must.
     static func tusResponse(_ status: Int, _ message: String? = nil, headers: HTTPHeaders = [:]) -> HTTPResponse {
         var h = headers
-        h.set("Tus-Resumable", version)
+        h.set(TusProtocol.Header.resumable, version)
         guard let message else { return HTTPResponse(status: status, headers: h) }
         return .text(status, message, headers: h)
     }
@@ -93,10 +93,10 @@ final class TusUploads: Sendable {
         }
         var h = HTTPHeaders()
         // A final upload is whole once it exists: its bytes are the partial uploads it joined.
-        h.add("Upload-Offset", String(info.final == nil ? offset : info.length ?? 0))
+        h.add(TusProtocol.Header.offset, String(info.final == nil ? offset : info.length ?? 0))
         if let concat = Self.concat(info) { h.add(TusProtocol.Concat.header, concat.headerValue) }
-        if let length = info.length { h.add("Upload-Length", String(length)) } else { h.add("Upload-Defer-Length", "1") }
-        if !info.metadata.isEmpty { h.add("Upload-Metadata", info.metadata) }
+        if let length = info.length { h.add(TusProtocol.Header.length, String(length)) } else { h.add(TusProtocol.Header.deferLength, "1") }
+        if !info.metadata.isEmpty { h.add(TusProtocol.Header.metadata, info.metadata) }
         addBlockHeaders(to: &h, info)
         h.add("Cache-Control", "no-store")
         addExpires(to: &h, upload)
@@ -115,14 +115,14 @@ final class TusUploads: Sendable {
         guard mediaType(request) == Self.offsetContentType else {
             return .respond(Self.tusResponse(415, "PATCH needs Content-Type: \(Self.offsetContentType)"))
         }
-        guard let claimed = request.headers.integer("Upload-Offset") else {
+        guard let claimed = request.headers.integer(TusProtocol.Header.offset) else {
             return .respond(Self.tusResponse(400, "PATCH needs a valid Upload-Offset"))
         }
         if info.blockSize != nil { return patchBlocks(request, upload: upload, info: info, offset: offset, claimed: claimed) }
         guard claimed == offset else {
             return .respond(Self.tusResponse(409, "Upload-Offset \(claimed) does not match the upload's offset \(offset)"))
         }
-        if let lengthHeader = request.headers["Upload-Length"] {
+        if let lengthHeader = request.headers[TusProtocol.Header.length] {
             guard let length = Int64(digits: lengthHeader.trimmingSpaces()), length >= offset else {
                 return .respond(Self.tusResponse(400, "invalid Upload-Length"))
             }
@@ -144,7 +144,7 @@ final class TusUploads: Sendable {
                          wrap: @escaping (HTTPResponse) -> HTTPResponse) -> HTTPHeadDecision {
         if info.blockSize != nil { return receiveBlocks(request, upload: upload, info: info, offset: offset, wrap: wrap) }
         let checksum: TusPatchReceiver.Checksum?
-        switch Self.parseChecksum(request.headers["Upload-Checksum"]) {
+        switch Self.parseChecksum(request.headers[TusProtocol.Header.checksum]) {
         case let .value(c): checksum = c
         case let .refused(response): return .respond(response)
         }
@@ -153,7 +153,7 @@ final class TusUploads: Sendable {
             return .respond(Self.tusResponse(413, "body runs past the upload's length \(limit)"))
         }
         if let refusal = store.space.refusal(for: request.contentLength, at: "/uploads/\(upload.id)",
-                                             headers: ["Tus-Resumable": Self.version]) {
+                                             headers: [TusProtocol.Header.resumable: Self.version]) {
             return .respond(refusal)
         }
         do {
@@ -161,7 +161,7 @@ final class TusUploads: Sendable {
                 upload: upload, offset: offset, length: info.length ?? maxSize, checksum: checksum,
                 done: { [self] response, completed in
                     var r = response
-                    r.headers.set("Tus-Resumable", Self.version)
+                    r.headers.set(TusProtocol.Header.resumable, Self.version)
                     if completed && info.length != nil {
                         if let failure = complete(upload, info: info) { return failure }
                     } else {
@@ -228,13 +228,13 @@ final class TusUploads: Sendable {
     }
 
     func addExpires(to h: inout HTTPHeaders, _ upload: TusUpload) {
-        if let expires = upload.expires(after: expiry) { h.set("Upload-Expires", HTTPDate.format(expires)) }
+        if let expires = upload.expires(after: expiry) { h.set(TusProtocol.Header.expires, HTTPDate.format(expires)) }
     }
 
     func versionRefusal(_ request: HTTPRequest) -> HTTPResponse? {
-        guard request.headers["Tus-Resumable"]?.trimmingSpaces() != Self.version else { return nil }
+        guard request.headers[TusProtocol.Header.resumable]?.trimmingSpaces() != Self.version else { return nil }
         var h = HTTPHeaders()
-        h.add("Tus-Version", Self.version)
+        h.add(TusProtocol.Header.versions, Self.version)
         return Self.tusResponse(412, "Tus-Resumable must be \(Self.version)", headers: h)
     }
 

@@ -30,9 +30,13 @@ final class WebDAV: Sendable {
         case "UNLOCK": return .respond(unlock(request, target: target))
         default:
             return .respond(.text(405, "method \(request.method) not allowed on \(target.relative)",
-                                  headers: ["Allow": "OPTIONS, GET, HEAD, POST, PUT, DELETE, PROPFIND, PROPPATCH, MKCOL, COPY, MOVE, LOCK, UNLOCK"]))
+                                  headers: ["Allow": Self.allowedMethods.joined(separator: ", ")]))
         }
     }
+
+    /// The methods a path under `/dav/` answers (POST creates a tus upload in a folder).
+    static let allowedMethods = ["OPTIONS", "GET", "HEAD", "POST", "PUT", "DELETE", "PROPFIND", "PROPPATCH", "MKCOL", "COPY",
+                                 "MOVE", "LOCK", "UNLOCK"]
 
     /// Largest XML bodies read: a PROPFIND names properties, a LOCK carries an owner of at most
     /// `LockTable.maxOwnerBytes`; only PROPPATCH brings values worth storing.

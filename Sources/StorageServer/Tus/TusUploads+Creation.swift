@@ -22,7 +22,7 @@ extension TusUploads {
         case let .value(l): length = l
         case let .refused(response): return .respond(response)
         }
-        let metadataHeader = request.headers["Upload-Metadata"] ?? ""
+        let metadataHeader = request.headers[TusProtocol.Header.metadata] ?? ""
         let target: StoragePath
         switch partial ? partialTarget(folder: folder, metadata: metadataHeader) : finalPath(folder: folder, metadata: metadataHeader) {
         case let .value(p): target = p
@@ -58,7 +58,7 @@ extension TusUploads {
         }
         if length == 0, let failure = complete(upload, info: info) { return .respond(failure) }
         addBlockHeaders(to: &h, info)
-        h.add("Upload-Offset", "0")
+        h.add(TusProtocol.Header.offset, "0")
         if length != 0 { addExpires(to: &h, upload) }
         return .respond(Self.tusResponse(201, headers: h))
     }
@@ -66,15 +66,15 @@ extension TusUploads {
     /// The creation's `Upload-Length` (nil when deferred), refused when malformed, past `Tus-Max-Size`, or
     /// larger than the disk can take now (507 at creation, before any byte is sent).
     private func declaredLength(_ request: HTTPRequest, folder: StoragePath) -> Checked<Int64?> {
-        let deferred = request.headers["Upload-Defer-Length"]?.trimmingSpaces()
-        guard let lengthHeader = request.headers["Upload-Length"] else {
+        let deferred = request.headers[TusProtocol.Header.deferLength]?.trimmingSpaces()
+        guard let lengthHeader = request.headers[TusProtocol.Header.length] else {
             return deferred == "1" ? .value(nil) : .refused(Self.tusResponse(400, "POST needs Upload-Length or Upload-Defer-Length: 1"))
         }
         guard deferred == nil, let length = Int64(digits: lengthHeader.trimmingSpaces()) else {
             return .refused(Self.tusResponse(400, "invalid Upload-Length"))
         }
         guard length <= maxSize else { return .refused(Self.tusResponse(413, "Upload-Length exceeds Tus-Max-Size \(maxSize)")) }
-        if let refusal = store.space.refusal(for: length, at: folder.relative, headers: ["Tus-Resumable": Self.version]) {
+        if let refusal = store.space.refusal(for: length, at: folder.relative, headers: [TusProtocol.Header.resumable: Self.version]) {
             return .refused(refusal)
         }
         return .value(length)

@@ -1,4 +1,5 @@
 import Foundation
+import SkyliftCore
 import HTTPServer
 import Hashing
 import SkyliftSystem
@@ -61,7 +62,7 @@ final class TusPatchReceiver: HTTPBodyReceiver {
         sink.discardBuffer()
         _ = fsync(sink.fd)
         var h = HTTPHeaders()
-        if let size = FileSystem.stat(fd: sink.fd)?.size { h.add("Upload-Offset", String(size)) }
+        if let size = FileSystem.stat(fd: sink.fd)?.size { h.add(TusProtocol.Header.offset, String(size)) }
         return TusUploads.tusResponse(507, "insufficient storage: the upload keeps what was written", headers: h)
     }
 
@@ -81,7 +82,7 @@ final class TusPatchReceiver: HTTPBodyReceiver {
         FileSystem.unlink(upload.pendingPath)
         let offset = startOffset + sink.written
         var h = HTTPHeaders()
-        h.add("Upload-Offset", String(offset))
+        h.add(TusProtocol.Header.offset, String(offset))
         return done(HTTPResponse(status: 204, headers: h), length == offset)
     }
 

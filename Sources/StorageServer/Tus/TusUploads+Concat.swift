@@ -16,13 +16,13 @@ extension TusUploads {
     /// Answers a final creation: 201 with the final upload's `Location` once its file is in place; 400 for a list
     /// that is not all distinct, finished partial uploads of this server; nothing is created unless it is.
     func createFinal(_ request: HTTPRequest, folder: StoragePath, urls: [String]) -> HTTPResponse {
-        if request.headers["Upload-Length"] != nil || request.headers["Upload-Defer-Length"] != nil {
+        if request.headers[TusProtocol.Header.length] != nil || request.headers[TusProtocol.Header.deferLength] != nil {
             return Self.tusResponse(400, "a final upload's length is its partial uploads': no Upload-Length or Upload-Defer-Length")
         }
         if (request.contentLength ?? 0) > 0 || request.headers["Transfer-Encoding"] != nil {
             return Self.tusResponse(400, "a final upload carries no body")
         }
-        let metadata = request.headers["Upload-Metadata"] ?? ""
+        let metadata = request.headers[TusProtocol.Header.metadata] ?? ""
         let target: StoragePath
         switch finalPath(folder: folder, metadata: metadata) {
         case let .value(p): target = p
