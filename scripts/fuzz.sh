@@ -47,7 +47,7 @@ for m in "${modules[@]}"; do
     if [[ ! -f "$obj" || -n "$(find "Sources/$m" "${built[@]/#/$out/obj/}" -newer "$obj" -print -quit 2>/dev/null)" ]]; then
         echo "fuzz: compiling $m" >&2
         swiftc "${flags[@]}" -wmo -module-name "$m" -emit-module -emit-module-path "$out/mods/$m.swiftmodule" \
-            -c Sources/"$m"/*.swift -o "$obj"
+            -c $(find Sources/"$m" -name '*.swift' | sort) -o "$obj"
         touch "$obj" # swiftc keeps an unchanged object's old time, which would make it look stale forever
     fi
     built+=("$m.o")

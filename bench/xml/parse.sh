@@ -17,6 +17,6 @@ if [ -n "$REV" ]; then
 else
     SOURCES=Sources/SkyliftCore
 fi
-swiftc -O -parse-as-library -swift-version 6 -module-name XMLParseBench bench/xml/parse.swift "$SOURCES"/*.swift -o "$WORK/parse"
+swiftc -O -parse-as-library -swift-version 6 -module-name XMLParseBench bench/xml/parse.swift $(find "$SOURCES" -name '*.swift' | sort) -o "$WORK/parse"
 echo "XMLReader of ${REV:-the working tree}:"
 "$WORK/parse" "$N"
