@@ -6,10 +6,9 @@ enum WebAssets {
         let type: String
         let bytes: [UInt8]
 
-        /// An asset cut into parts at line ends (the newline between two parts is not in them).
-        init(type: String, parts: [String]) {
+        init(type: String, text: String) {
             self.type = type
-            bytes = Array(parts.joined(separator: "\n").utf8)
+            bytes = Array(text.utf8)
         }
     }
 
@@ -17,9 +16,9 @@ enum WebAssets {
     static func text(_ name: String) -> String { files[name].map { String(decoding: $0.bytes, as: UTF8.self) } ?? "" }
 
     static let files: [String: Asset] = [
-        "app.css": Asset(type: "text/css; charset=utf-8", parts: [appCss]),
-        "app.js": Asset(type: "text/javascript; charset=utf-8", parts: [appJs, appJs2]),
-        "index.html": Asset(type: "text/html; charset=utf-8", parts: [indexHtml]),
-        "signin.html": Asset(type: "text/html; charset=utf-8", parts: [signinHtml]),
+        "app.css": Asset(type: "text/css; charset=utf-8", text: appCss),
+        "app.js": Asset(type: "text/javascript; charset=utf-8", text: appJs),
+        "index.html": Asset(type: "text/html; charset=utf-8", text: indexHtml),
+        "signin.html": Asset(type: "text/html; charset=utf-8", text: signinHtml),
     ]
 }
