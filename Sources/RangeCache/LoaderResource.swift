@@ -1,6 +1,7 @@
 import Foundation
 import SkyliftCore
 import Synchronization
+import SkyliftSystem
 
 /// Coordination for one resource: its readers, its running downloads, and blocks held in memory when the
 /// cache cannot take them. All of it behind one mutex; network I/O and block reads and writes happen outside it.

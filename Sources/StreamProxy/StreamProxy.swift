@@ -3,6 +3,7 @@ import HTTPServer
 import RangeCache
 import SkyliftCore
 import Synchronization
+import SkyliftSystem
 
 /// A local HTTP front for cloud media: `GET http://<listen>/<path>` is answered from `<origin>/<path>`
 /// through a ``RangeLoader`` and its on-disk ``RangeCache``, with the origin's headers (a token) added on

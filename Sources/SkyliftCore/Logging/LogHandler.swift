@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// One line a `Logger` passes on.
 public struct LogRecord: Sendable, Equatable {
@@ -51,7 +52,7 @@ public struct LineLogHandler: LogHandler {
 
 /// Keeps every record in memory, for tests that check what was logged.
 public final class CapturingLogHandler: LogHandler {
-    private let records = ThreadMutex<[LogRecord]>([])
+    private let records = Mutex<[LogRecord]>([])
 
     public init() {}
 
