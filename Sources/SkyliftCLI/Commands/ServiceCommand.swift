@@ -1,4 +1,5 @@
 import Foundation
+import SkyliftSystem
 
 /// `skylift service install|uninstall watch|serve|proxy [ARGS...]`: a systemd user unit that starts the command
 /// at login and restarts it after a failure.
@@ -110,22 +111,13 @@ public enum ServiceCommand: Command {
         return 0
     }
 
-    /// Writes next to the target and renames, so a unit is never seen half-written.
+    /// Replaces the unit through ``AtomicFile`` (temp file, fsync, rename, fsync of the folder): systemd never
+    /// reads it half-written, and a crash or power cut leaves the old unit or the new one.
     static func write(_ text: String, to file: URL) throws {
-        let directory = file.deletingLastPathComponent()
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let temporary = directory.appendingPathComponent(".\(file.lastPathComponent).\(getpid()).tmp")
-            try Data(text.utf8).write(to: temporary)
-            if rename(temporary.path, file.path) != 0 {
-                let code = errno
-                try? FileManager.default.removeItem(at: temporary)
-                throw CommandFailure("cannot write \(file.path): \(String(cString: strerror(code)))")
-            }
-        } catch let failure as CommandFailure {
-            throw failure
+            try AtomicFile.replace(file.path, with: Array(text.utf8), permissions: 0o644)
         } catch {
-            throw CommandFailure("cannot write \(file.path): \(error.localizedDescription)")
+            throw CommandFailure("cannot write \(file.path): \(error.errno?.description ?? error.description)")
         }
     }
 }
