@@ -14,7 +14,7 @@ public struct WatchAgentConfiguration: Sendable {
     /// Whether deleting a local file deletes its remote copy (`--mirror-deletes`).
     public var mirrorDeletes: Bool
     /// Backoff between attempts of a failing file; attempts never run out, the delay is capped. Its space waits
-    /// (``RetryPolicy/spaceDelay(beforeWait:)``, minutes) pause a file the server had no space for.
+    /// (`RetryPolicy.spaceDelay(beforeWait:)`, minutes) pause a file the server had no space for.
     public var retry: RetryPolicy
 
     public init(watch: WatchConfiguration, stateDirectory: URL, jobs: Int = 2, mirrorDeletes: Bool = false,

@@ -8,6 +8,7 @@ public final class MemorySource: BlobSource {
     private let identity: BlobIdentity
 
     /// - Parameters:
+    ///   - bytes: the content served.
     ///   - name: what errors call this source.
     ///   - identity: defaults to one unique to this instance (the bytes cannot change under it).
     public init(_ bytes: [UInt8], name: String = "memory", identity: BlobIdentity? = nil) {

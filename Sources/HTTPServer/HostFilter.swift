@@ -1,6 +1,6 @@
 import SkyliftCore
 
-/// Answers only requests whose `Host` the ``HostPolicy`` admits, and hands the rest to `next`: 421 for a
+/// Answers only requests whose `Host` the `HostPolicy` admits, and hands the rest to `next`: 421 for a
 /// name that is not served (DNS rebinding), 400 for a missing, repeated or malformed `Host`.
 public struct HostFilter: HTTPHandler {
     public let policy: HostPolicy

@@ -13,6 +13,7 @@ public struct HTTPRangeOrigin: RangeOrigin, CustomStringConvertible {
     let timeout: Double
 
     /// - Parameters:
+    ///   - transport: what sends the requests (libcurl by default).
     ///   - headers: sent with every origin request.
     ///   - timeout: seconds without progress before an origin request fails.
     public init(transport: any HTTPTransport = makeDefaultTransport(), headers: HTTPHeaders = [:], timeout: Double = 30) {

@@ -18,7 +18,7 @@ import Synchronization
 /// Thread-safe: bookkeeping sits behind one cache-wide mutex, held only for bookkeeping (and for hole
 /// punching and `close`, which flush nothing); removed entries' files are deleted after it is released. Reads and writes of blocks run outside it, protected by
 /// pins; creating a data file and committing (`fdatasync`, map replacement, folder `fsync`) run under the
-/// resource's own ``KeyLocks`` lock instead. Lock order: key lock, then the cache-wide mutex.
+/// resource's own `KeyLocks` lock instead. Lock order: key lock, then the cache-wide mutex.
 public final class RangeCache: Sendable {
     /// Where the cache lives and how big it may grow.
     public struct Configuration: Sendable {

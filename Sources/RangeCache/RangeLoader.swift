@@ -14,7 +14,7 @@ import Synchronization
 /// - Each reader gets its bytes in order, from the moment the block holding its position is there.
 /// - When the cache cannot take a block (disk full, everything pinned) the bytes are served from memory.
 ///
-/// Use ``open(_:)`` to get a ``RangeResource``, then ``RangeResource/bytes(_:)`` (an `AsyncSequence`) or
+/// Use ``open(_:)`` to get a ``RangeResource``, then ``RangeResource/bytes(_:chunkSize:)`` (an `AsyncSequence`) or
 /// ``RangeResource/cursor(_:)`` (a pull API for threads that may block).
 public final class RangeLoader: Sendable {
     public struct Configuration: Sendable {

@@ -8,10 +8,10 @@ import Synchronization
 /// An object on an HTTP server, read with Range requests and pinned to one version of it.
 ///
 /// Opening sends `Range: bytes=0-0` to learn the length and entity tag; a server that answers 200 does not
-/// do ranges and the open fails with ``BlobStreamError/rangeNotSupported(url:)``. Reads then stream from
+/// do ranges and the open fails with `BlobStreamError.rangeNotSupported(url:)`. Reads then stream from
 /// `Range: bytes=<offset>-` on one connection as long as the reader goes forward, with `If-Match` (and
 /// `If-Range`) carrying the pinned strong tag, so a changed object fails with
-/// ``BlobStreamError/entityTagChanged(url:)`` rather than mixing versions. When a connection drops or a
+/// `BlobStreamError.entityTagChanged(url:)` rather than mixing versions. When a connection drops or a
 /// body ends early, the source reconnects at the current offset, up to `retry.maxAttempts` times in a row.
 ///
 /// `headers` go on every request (authorization, for instance); they never appear in errors.

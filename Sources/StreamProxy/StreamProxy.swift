@@ -6,7 +6,7 @@ import Synchronization
 import SkyliftSystem
 
 /// A local HTTP front for cloud media: `GET http://<listen>/<path>` is answered from `<origin>/<path>`
-/// through a ``RangeLoader`` and its on-disk ``RangeCache``, with the origin's headers (a token) added on
+/// through a `RangeLoader` and its on-disk `RangeCache`, with the origin's headers (a token) added on
 /// the way out. Players that cannot send those headers play the local URL instead.
 ///
 /// Range requests get full RFC 9110 treatment (206, 416 with `bytes */N`, `If-Range`, multipart ranges),

@@ -5,7 +5,7 @@ import HTTPClient
 import Remotes
 import SkyliftCore
 
-/// An ``UploadSource`` over BlobStream: each part gets its own ``BlobInputStream`` on a fresh source pinned
+/// An ``UploadSource`` over BlobStream: each part gets its own `BlobInputStream` on a fresh source pinned
 /// to the identity seen at the start, so bytes of two versions of a file never end up in one upload.
 public struct BlobUploadSource: UploadSource {
     public let name: String
@@ -15,7 +15,7 @@ public struct BlobUploadSource: UploadSource {
     private let make: @Sendable (BlobIdentity) -> any BlobSource
 
     /// Opens a source once to learn its length and identity; `make` must return a new, unopened instance
-    /// each call (a ``BlobSource`` serves one stream at a time).
+    /// each call (a `BlobSource` serves one stream at a time).
     public init(name: String, make: @escaping @Sendable (BlobIdentity?) -> any BlobSource) async throws {
         let probe = make(nil)
         let info: BlobInfo

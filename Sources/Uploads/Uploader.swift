@@ -10,10 +10,10 @@ import SkyliftCore
 /// Resume state is written before the first byte goes out and after every confirmed part; the server's
 /// offset always wins over the record, so a run after kill -9 re-sends at most the parts in flight.
 ///
-/// Where the remote takes parts in any order (``PartedWrite``: S3 multipart), `options.parts` of them go at
+/// Where the remote takes parts in any order (`PartedWrite`: S3 multipart), `options.parts` of them go at
 /// once; otherwise parts follow each other from the server's offset. The engine is the one place that retries:
 /// remotes, clients and transports send each request once, and every failure is sorted by
-/// ``RemoteError/disposition`` under one ``RetryPolicy``.
+/// `RemoteError.disposition` under one `RetryPolicy`.
 public struct Uploader: Sendable {
     public let remote: any Remote
     public let store: any ResumeState

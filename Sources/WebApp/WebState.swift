@@ -92,7 +92,7 @@ public struct WebState: Sendable {
         return String(decoding: data, as: UTF8.self)
     }
 
-    /// Replaces the state file `name` with `text` (0600), as ``AtomicFile`` does: a reader finds the old
+    /// Replaces the state file `name` with `text` (0600), as `AtomicFile` does: a reader finds the old
     /// content or the new, and the new survives a power cut once this returns.
     public func replace(_ name: String, with text: String) throws {
         do { try AtomicFile.replace(directory + "/" + name, with: Array(text.utf8)) } catch {

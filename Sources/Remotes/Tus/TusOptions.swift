@@ -13,7 +13,7 @@ public struct TusOptions: Sendable, Hashable {
     public var maxSize: Int64?
     /// Block size of the `block-checksum` extension, when offered with a size and a checksum this client accepts.
     public var blockSize: Int64?
-    /// The block checksum this client asks for: the first of ``BlockChecksumAlgorithm/allCases`` the server
+    /// The block checksum this client asks for: the first of `BlockChecksumAlgorithm.allCases` the server
     /// lists (CRC-32C where offered), SHA-256 from a server that lists none.
     public var blockChecksum: BlockChecksumAlgorithm
 

@@ -5,10 +5,10 @@ import SkyliftCore
 /// A tus 1.0 endpoint: uploads are created by POST to ``creationURL`` with `filename` / `relativePath`
 /// metadata, resumed from the server's `Upload-Offset` (HEAD), sent by PATCH and removed by DELETE
 /// (termination). Where the server offers `block-checksum` (the embedded cloud does) the rest of a file goes
-/// in one PATCH and every block is confirmed at the end (see ``TusWrite``); elsewhere parts carry
+/// in one PATCH and every block is confirmed at the end (see `TusWrite`); elsewhere parts carry
 /// `Upload-Checksum` when the server checks them. Where the server also offers `concatenation` and ``partials``
 /// is above 1 (the user asked for parts), a file goes as that many partial uploads side by side (see
-/// ``TusConcatWrite``); by default it is one stream.
+/// `TusConcatWrite`); by default it is one stream.
 ///
 /// tus itself cannot stat, read or list; when the same folder also speaks WebDAV (the embedded server does),
 /// those calls go to ``dav``.

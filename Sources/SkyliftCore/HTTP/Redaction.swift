@@ -1,7 +1,7 @@
 import Foundation
 
 /// The one place that decides what of a URL or a header may be shown: every URL that is printed, logged or
-/// put in an error goes through ``url(_:query:)`` (or its `URL`-typed twin), every header list
+/// put in an error goes through `url(_:query:)` (or its `URL`-typed twin), every header list
 /// through ``headers(_:)``.
 ///
 /// A URL keeps its scheme, host, port, path and the names of its query parameters; user info and the

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Foundation's ISO 8601 formatting builds a Gregorian calendar in the current time zone, and looking that zone up
 /// reads ICU's time-zone data: about 2 MiB more resident memory in a process (`skylift upload`) that only wanted
-/// to stamp a resume record. Use ``JSONEncoder/DateEncodingStrategy/utcTimestamp`` and its decoding twin for
+/// to stamp a resume record. Use `JSONEncoder.DateEncodingStrategy.utcTimestamp` and its decoding twin for
 /// the same text without that cost.
 public enum UTCTimestamp {
     /// `YYYY-MM-DDTHH:MM:SSZ`, seconds rounded down; dates outside years 1...9999 are written as the nearest end

@@ -42,7 +42,7 @@ extension TusProtocol {
     }
 
     /// The block checksum a client picks from a server's `Tus-Block-Checksum-Algorithm` list: the first of
-    /// ``BlockChecksumAlgorithm/allCases`` offered. A server that offers `block-checksum` without the list
+    /// `BlockChecksumAlgorithm.allCases` offered. A server that offers `block-checksum` without the list
     /// predates it and takes SHA-256 only.
     public static func preferredBlockChecksum(_ offered: String?) -> BlockChecksumAlgorithm? {
         guard let offered else { return .sha256 }

@@ -2,9 +2,9 @@ import Foundation
 import Hashing
 import SkyliftSystem
 
-/// Re-reads every stored file and compares it with its digest record (see ``DigestStore``).
+/// Re-reads every stored file and compares it with its digest record (see `DigestStore`).
 ///
-/// The tree is walked as ``StoreWalk`` says: links never followed, the root's file system and mount never
+/// The tree is walked as `StoreWalk` says: links never followed, the root's file system and mount never
 /// left, nesting bounded, and whatever is not checked reported in ``ScrubReport/skipped``. A file whose record still describes it (same size, mtime and
 /// inode) is hashed and compared: a difference is a ``ScrubReport/Finding/Kind/mismatch``. A file without
 /// such a record is reported ``ScrubReport/Finding/Kind/unrecorded`` and, when `record` is set, hashed

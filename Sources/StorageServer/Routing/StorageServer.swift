@@ -36,7 +36,7 @@ public final class StorageServer: Sendable {
     public func stop() { http.stop() }
 
     /// The digests recorded for written files (sorted); empty when the store's file system keeps no
-    /// extended attributes, so nothing can be recorded (see ``DigestStore``).
+    /// extended attributes, so nothing can be recorded (see `DigestStore`).
     public var recordedDigests: [String] {
         router.store.digests.supported ? router.store.digests.algorithms.map(\.rawValue).sorted() : []
     }
