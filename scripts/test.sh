@@ -12,6 +12,8 @@ scripts/check-test-programs.sh
 scripts/check-architecture.sh
 scripts/check-sizes.sh
 swift build --build-tests
+# DocC for every library product from the debug build's symbol graphs; any docc warning fails the run.
+scripts/docs.sh
 # Serial: many tests wait on child processes, sockets and settle windows, and on a 2-core machine the
 # cooperative pool has two threads; one test at a time keeps every wait meaningful (~2 minutes in all).
 swift test --skip-build --no-parallel "$@"
