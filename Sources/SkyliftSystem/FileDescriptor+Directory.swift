@@ -78,6 +78,14 @@ public enum Directory {
 }
 
 extension FileDescriptor {
+    /// Takes an exclusive advisory lock (`flock`), waiting for it (repeated on `EINTR`); it lasts until the
+    /// descriptor is closed.
+    public func lockExclusive(path: String) throws(FileError) {
+        while flock(rawValue, LOCK_EX) != 0 {
+            if errno != EINTR { throw FileError.last("flock", path) }
+        }
+    }
+
     /// Takes an exclusive advisory lock (`flock`) without waiting; it lasts until the descriptor is closed.
     /// A lock held elsewhere fails with an errno whose ``Errno/isWouldBlock`` is true.
     public func tryLockExclusive(path: String) throws(FileError) {

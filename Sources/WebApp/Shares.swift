@@ -39,7 +39,7 @@ public struct Shares: Sendable {
     public func list() throws -> [Share] {
         guard let text = try state.read("shares.json"), !text.isEmpty else { return [] }
         guard let shares = try? JSONDecoder().decode([Share].self, from: Data(text.utf8)) else {
-            throw WebStateError(operation: "parse", path: state.directory + "/shares.json", errno: EINVAL)
+            throw WebStateError(operation: "parse", path: state.directory + "/shares.json", errno: .invalidArgument)
         }
         return shares
     }

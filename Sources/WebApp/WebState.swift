@@ -8,11 +8,11 @@ public struct WebStateError: Error, CustomStringConvertible {
     /// What was being done (`create`, `read`, `write`, `rename`).
     public let operation: String
     public let path: String
-    public let errno: Int32
+    public let errno: Errno
 
-    public var description: String { "cannot \(operation) \(path): \(String(cString: strerror(errno)))" }
+    public var description: String { "cannot \(operation) \(path): \(errno)" }
 
-    init(operation: String, path: String, errno: Int32) {
+    init(operation: String, path: String, errno: Errno) {
         self.operation = operation
         self.path = path
         self.errno = errno
@@ -20,7 +20,7 @@ public struct WebStateError: Error, CustomStringConvertible {
 
     /// A failed call of SkyliftSystem, in this type's terms.
     init(_ error: FileError, operation: String) {
-        self.init(operation: operation, path: error.path, errno: error.errno?.rawValue ?? EINVAL)
+        self.init(operation: operation, path: error.path, errno: error.errno ?? .invalidArgument)
     }
 }
 
@@ -37,7 +37,7 @@ public struct WebState: Sendable {
     public init(root: String) throws {
         directory = (root.hasSuffix("/") ? String(root.dropLast()) : root) + "/" + Self.folderName
         do {
-            guard try FileStatus(root).isDirectory else { throw WebStateError(operation: "create", path: directory, errno: ENOTDIR) }
+            guard try FileStatus(root).isDirectory else { throw WebStateError(operation: "create", path: directory, errno: .notDirectory) }
             try PrivateFiles.createDirectory(directory)
         } catch let error as FileError {
             throw WebStateError(error, operation: "create")
@@ -58,7 +58,7 @@ public struct WebState: Sendable {
         } catch {
             throw WebStateError(error, operation: "create")
         }
-        guard let existing = try storedSecret() else { throw WebStateError(operation: "read", path: path, errno: EINVAL) }
+        guard let existing = try storedSecret() else { throw WebStateError(operation: "read", path: path, errno: .invalidArgument) }
         return existing
     }
 
@@ -87,7 +87,7 @@ public struct WebState: Sendable {
             if n == 0 { break }
             data += buffer[0 ..< n]
             // State files are small; a huge one is not ours to load.
-            if data.count > 16 << 20 { throw WebStateError(operation: "read", path: path, errno: EFBIG) }
+            if data.count > 16 << 20 { throw WebStateError(operation: "read", path: path, errno: .fileTooLarge) }
         }
         return String(decoding: data, as: UTF8.self)
     }
@@ -107,9 +107,7 @@ public struct WebState: Sendable {
         let fd: FileDescriptor
         do { fd = try FileDescriptor.open(path, .readWrite, options: [.create]) } catch { throw WebStateError(error, operation: "create") }
         defer { fd.close() }
-        while flock(fd.rawValue, LOCK_EX) != 0 {
-            if errno != EINTR { throw WebStateError(operation: "lock", path: path, errno: errno) }
-        }
+        do { try fd.lockExclusive(path: path) } catch { throw WebStateError(error, operation: "lock") }
         return try body()
     }
 }

@@ -10,9 +10,9 @@ public struct ZipEntry {
     /// The file's size when it was opened; exactly this many bytes are sent.
     public var size: Int64
     /// An open descriptor of the file (owned: the stream closes it); nil for a folder.
-    public var descriptor: Int32?
+    public var descriptor: FileDescriptor?
 
-    public init(name: String, modified: Date, size: Int64, descriptor: Int32?) {
+    public init(name: String, modified: Date, size: Int64, descriptor: FileDescriptor?) {
         self.name = name
         self.modified = modified
         self.size = size
@@ -65,13 +65,13 @@ public final class ZipStream: HTTPBodyProducer {
             file.record.crc = file.crc.value
             records.append(file.record)
             pending = ZipLayout.dataDescriptor(file.record)
-            _ = Foundation.close(fd)
+            fd.close()
             current = nil
             return produce(into: buffer, at: written)
         }
         let want = Int(min(Int64(buffer.count), remaining))
         // A short count (the file shrank under us) or an error cuts the archive short.
-        guard let n = try? FileDescriptor(rawValue: fd).read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< want]),
+        guard let n = try? fd.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< want]),
                                                              at: file.sent, path: file.entry.name), n > 0 else { return .failed }
         file.crc.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
         file.sent += Int64(n)
@@ -85,7 +85,7 @@ public final class ZipStream: HTTPBodyProducer {
         // The format gives a name 16 bits of length: an entry with a longer name (a deep enough tree of long
         // folder names) is left out, its file closed, rather than written with a length that does not match it.
         while let entry = next, entry.name.utf8.count > Int(UInt16.max) {
-            if let fd = entry.descriptor { _ = Foundation.close(fd) }
+            entry.descriptor?.close()
             next = source.next()
         }
         guard let entry = next else {
@@ -110,7 +110,7 @@ public final class ZipStream: HTTPBodyProducer {
     }
 
     public func close() {
-        if let fd = current?.entry.descriptor { _ = Foundation.close(fd) }
+        current?.entry.descriptor?.close()
         current = nil
     }
 }

@@ -1,5 +1,6 @@
 import TestPrograms
 import Foundation
+import SkyliftSystem
 import Testing
 @testable import WebApp
 
@@ -98,8 +99,8 @@ import Testing
         let opened = [open(file.path, O_RDONLY), open(file.path, O_RDONLY)]
         let when = Date(timeIntervalSince1970: 1_700_000_000)
         let stream = ZipStream(source: Entries([
-            ZipEntry(name: "first.txt", modified: when, size: 4, descriptor: opened[0]),
-            ZipEntry(name: long, modified: when, size: 4, descriptor: opened[1]),
+            ZipEntry(name: "first.txt", modified: when, size: 4, descriptor: FileDescriptor(rawValue: opened[0])),
+            ZipEntry(name: long, modified: when, size: 4, descriptor: FileDescriptor(rawValue: opened[1])),
             ZipEntry(name: String(repeating: "d", count: 70_000) + "/", modified: when, size: 0, descriptor: nil),
             ZipEntry(name: "folder/", modified: when, size: 0, descriptor: nil),
         ]))

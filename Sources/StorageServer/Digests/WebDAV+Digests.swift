@@ -35,8 +35,7 @@ extension WebDAV {
     /// The record of the file a GET of `path` would serve, opened through the folder descriptors (never by
     /// path string), when it still describes that file and `stat`.
     private func currentRecord(_ path: StoragePath, _ stat: FileStat) -> DigestRecord? {
-        guard let entry = FileTree.entry(path), let fd = try? entry.target.openFile() else { return nil }
-        let file = FileDescriptor(rawValue: fd)
+        guard let entry = FileTree.entry(path), let file = try? entry.target.openFile() else { return nil }
         defer { file.close() }
         guard let now = try? file.status(path: path.relative), FileStat(now) == stat else { return nil }
         return digests.load(fd: file, stat: stat)

@@ -42,7 +42,7 @@ extension WebDAV {
         }
         if !existed {
             // A lock on an unmapped URL creates an empty resource there (RFC 4918 §9.10.4).
-            do { close(try FileSystem.open(target.filePath, .writeOnly, [.create, .exclusive])) } catch {
+            do { try FileSystem.open(target.filePath, .writeOnly, [.create, .exclusive]).close() } catch {
                 locks.remove(lock.token)
                 if let e = error as? FileSystemError, e.isNoSpace { return .text(507, "insufficient storage for \(target.relative)") }
                 return .text(500, "cannot create \(target.relative)")

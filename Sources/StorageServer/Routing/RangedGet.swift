@@ -14,12 +14,12 @@ struct RangedGet: Sendable {
         // Invisible entries (links out of the root, FIFOs, sockets, devices) are 404 like missing ones.
         guard let entry = FileTree.entry(path) else { return .text(404, "not found: \(path.relative)") }
         if entry.stat.isDirectory { return listing(entry, path) }
-        let fd: Int32
+        let fd: FileDescriptor
         do { fd = try entry.target.openFile() } catch let e as FileSystemError {
-            return e.errno == ENOENT || e.errno == ENOTDIR || e.errno == ELOOP
+            return [.noSuchFile, .notDirectory, .tooManyLinks].contains(e.errno)
                 ? .text(404, "not found: \(path.relative)") : .text(403, "cannot read \(path.relative)")
         } catch { return .text(500, "cannot read \(path.relative)") }
-        guard let stat = FileSystem.stat(fd: fd) else { close(fd); return .text(500, "cannot stat \(path.relative)") }
+        guard let stat = FileSystem.stat(fd: fd) else { fd.close(); return .text(500, "cannot stat \(path.relative)") }
         var headers = HTTPHeaders()
         headers.add("ETag", stat.etag)
         headers.add("Last-Modified", HTTPDate.format(min(stat.lastModified, Date())))
@@ -27,7 +27,7 @@ struct RangedGet: Sendable {
         addReprDigest(request, fd: fd, stat: stat, to: &headers)
         let outcome = Preconditions.outcome(request, stat: stat)
         if let status = outcome.status {
-            close(fd)
+            fd.close()
             return HTTPResponse(status: status, headers: headers)
         }
         let answer = RangedResponse(requestHeaders: request.headers, rangeApplies: outcome == .proceed(rangeApplies: true),
@@ -35,10 +35,10 @@ struct RangedGet: Sendable {
         for field in answer.headers { headers.add(field.name, field.value) }
         switch answer.body {
         case .unsatisfiable:
-            close(fd)
+            fd.close()
             return .text(416, "range not satisfiable for \(stat.size) bytes", headers: headers)
         case let .whole(r), let .single(r):
-            return HTTPResponse(status: answer.status, headers: headers, body: .file(descriptor: fd, offset: r.offset, length: r.length))
+            return HTTPResponse(status: answer.status, headers: headers, body: .file(descriptor: fd.rawValue, offset: r.offset, length: r.length))
         case let .multipart(parts, length):
             let body = MultipartRanges(fd: fd, parts: parts, length: length)
             return HTTPResponse(status: answer.status, headers: headers, body: .stream(length: length, producer: body))
@@ -64,10 +64,10 @@ struct RangedGet: Sendable {
 /// from the file.
 final class MultipartRanges: HTTPBodyProducer {
     let length: Int64
-    private let fd: Int32
+    private let fd: FileDescriptor
     private let pieces: [(start: Int64, piece: RangedResponse.Part)]
 
-    init(fd: Int32, parts: [RangedResponse.Part], length: Int64) {
+    init(fd: FileDescriptor, parts: [RangedResponse.Part], length: Int64) {
         self.fd = fd
         self.length = length
         var at: Int64 = 0
@@ -92,11 +92,11 @@ final class MultipartRanges: HTTPBodyProducer {
         case let .range(r):
             let view = UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< want])
             // Zero or an error means the file shrank or vanished under us: cut the response short.
-            guard let n = try? FileDescriptor(rawValue: fd).read(into: view, at: r.offset + within, path: "multipart part"), n > 0
+            guard let n = try? fd.read(into: view, at: r.offset + within, path: "multipart part"), n > 0
             else { return .failed }
             return .bytes(n)
         }
     }
 
-    func close() { _ = Foundation.close(fd) }
+    func close() { fd.close() }
 }

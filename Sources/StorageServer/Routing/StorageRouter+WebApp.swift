@@ -16,7 +16,7 @@ extension StorageRouter {
             state = try WebState(root: store.rootPath)
             secret = try state.secret()
         } catch let e as WebStateError {
-            throw StorageServerError.cannotCreateState(path: e.path, errno: Errno(rawValue: e.errno))
+            throw StorageServerError.cannotCreateState(path: e.path, errno: e.errno)
         }
         let shares = Shares(state: state, secret: secret)
         guard auth.isEnabled else { return WebApp(sessions: nil, shares: shares, checkToken: nil) }

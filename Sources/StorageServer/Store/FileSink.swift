@@ -32,12 +32,10 @@ final class FileSink {
         buffer = first
     }
 
-    /// Takes ownership of the raw descriptor `fd`; no digests.
-    convenience init(fd: Int32, path: String) {
-        self.init(file: FileDescriptor(rawValue: fd), path: path, digests: nil)
+    /// Takes ownership of `file`; no digests.
+    convenience init(file: FileDescriptor, path: String) {
+        self.init(file: file, path: path, digests: nil)
     }
-
-    var fd: Int32 { file.rawValue }
 
     deinit {
         ring?.close()

@@ -46,19 +46,19 @@ extension FileStat {
     }
 
     /// The entry `name` in the open folder `folder` itself: a symlink is described, never followed.
-    /// On nil, `errno` says why.
-    init?(at folder: Int32, _ name: String) {
-        do {
-            self.init(try FileStatus(name, in: FileDescriptor(rawValue: folder), followLinks: false))
-        } catch {
-            // Callers read errno to tell a missing entry from a failure; keep it what stat set.
-            errno = error.errno?.rawValue ?? EIO
-            return nil
-        }
+    /// Nil when there is none or it cannot be read; ``status(at:_:)`` says why.
+    init?(at folder: FileDescriptor, _ name: String) {
+        guard let status = try? folder.status(of: name) else { return nil }
+        self.init(status)
     }
 
-    init?(fd: Int32) {
-        guard let status = try? FileDescriptor(rawValue: fd).status(path: "") else { return nil }
+    /// The entry `name` in the open folder `folder`, or why it cannot be described.
+    static func status(at folder: FileDescriptor, _ name: String) -> Result<FileStat, FileError> {
+        do { return .success(FileStat(try folder.status(of: name))) } catch { return .failure(error) }
+    }
+
+    init?(fd: FileDescriptor) {
+        guard let status = try? fd.status(path: "") else { return nil }
         self.init(status)
     }
 }

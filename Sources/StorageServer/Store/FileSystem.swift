@@ -1,23 +1,26 @@
 import Foundation
 import SkyliftSystem
 
-/// A failed file-system call: which call, on which path, and errno.
+/// A failed file-system call of the store: which call, on which path (relative to the root where it can be),
+/// and the `Errno`.
 struct FileSystemError: Error, CustomStringConvertible {
     let operation: String
     let path: String
-    let errno: Int32
+    let errno: Errno
     /// A walk stopped at a folder nested deeper than ``FileSystem/maxTreeDepth`` (`errno` is ELOOP then).
     let isTooDeep: Bool
 
-    var isNoSpace: Bool { errno == ENOSPC || errno == EDQUOT }
+    var isNoSpace: Bool { errno.isNoSpace }
     /// The file system has no room for an extended attribute this large (or keeps none at all): 507 for
     /// the property, nothing changed (RFC 4918 §9.2.1).
-    var cannotHoldProperties: Bool { isNoSpace || errno == E2BIG || errno == ERANGE || errno == ENOTSUP || errno == EOPNOTSUPP }
+    var cannotHoldProperties: Bool {
+        isNoSpace || errno.isUnsupported || errno == .argumentListTooLong || errno == .resultTooLarge
+    }
     var description: String {
-        isTooDeep ? "\(operation) \(path): folders nest deeper than \(FileSystem.maxTreeDepth) levels" : "\(operation) \(path): \(Errno(rawValue: errno))"
+        isTooDeep ? "\(operation) \(path): folders nest deeper than \(FileSystem.maxTreeDepth) levels" : "\(operation) \(path): \(errno)"
     }
 
-    init(operation: String, path: String, errno: Int32) {
+    init(operation: String, path: String, errno: Errno) {
         self.operation = operation
         self.path = path
         self.errno = errno
@@ -27,7 +30,7 @@ struct FileSystemError: Error, CustomStringConvertible {
     private init(tooDeep operation: String, path: String) {
         self.operation = operation
         self.path = path
-        errno = ELOOP
+        errno = .tooManyLinks
         isTooDeep = true
     }
 
@@ -35,36 +38,32 @@ struct FileSystemError: Error, CustomStringConvertible {
     static func tooDeep(_ operation: String, path: String) -> FileSystemError { .init(tooDeep: operation, path: path) }
 
     init(_ error: FileError) {
-        self.init(operation: error.call ?? "access", path: error.path, errno: error.errno?.rawValue ?? EIO)
+        self.init(operation: error.call ?? "access", path: error.path, errno: error.errno ?? .ioError)
+    }
+
+    /// The store's error for any failure: a ``FileError`` keeps its call and errno.
+    static func from(_ error: any Error, operation: String, path: String) -> FileSystemError {
+        if let e = error as? FileSystemError { return e }
+        if let e = error as? FileError { return FileSystemError(e) }
+        return FileSystemError(operation: operation, path: path, errno: .ioError)
     }
 }
 
-/// Thin POSIX wrappers that throw typed errors; shared by every request kind.
+/// The store's file operations over SkyliftSystem's typed descriptors, throwing ``FileSystemError``.
 enum FileSystem {
-    static func realPath(_ path: String) -> String? {
-        guard let p = realpath(path, nil) else { return nil }
-        defer { free(p) }
-        return String(cString: p)
-    }
+    static func realPath(_ path: String) -> String? { FileDescriptor.realPath(path) }
 
     static func stat(_ path: String) -> FileStat? { FileStat(path: path) }
 
-    static func stat(fd: Int32) -> FileStat? { FileStat(fd: fd) }
+    static func stat(fd: FileDescriptor) -> FileStat? { FileStat(fd: fd) }
 
     static func open(_ path: String, _ access: FileDescriptor.AccessMode, _ options: FileDescriptor.OpenOptions = [],
-                     mode: mode_t = 0o644) throws -> Int32 {
-        do { return try FileDescriptor.open(path, access, options: options, permissions: mode).rawValue } catch {
-            throw FileSystemError(error)
-        }
+                     mode: mode_t = 0o644) throws -> FileDescriptor {
+        do { return try FileDescriptor.open(path, access, options: options, permissions: mode) } catch { throw FileSystemError(error) }
     }
 
-    /// Writes all of `bytes`, retrying short writes and EINTR.
-    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws {
-        do { try FileDescriptor(rawValue: fd).writeAll(bytes, path: path) } catch { throw FileSystemError(error) }
-    }
-
-    static func sync(_ fd: Int32, path: String) throws {
-        do { try FileDescriptor(rawValue: fd).sync(path: path) } catch { throw FileSystemError(error) }
+    static func sync(_ fd: FileDescriptor, path: String) throws {
+        do { try fd.sync(path: path) } catch { throw FileSystemError(error) }
     }
 
     /// Makes a rename or creation inside `directory` durable.
@@ -76,25 +75,18 @@ enum FileSystem {
 
     /// The names in the open folder `folder` ("." and ".." left out); nil when it cannot be read.
     /// Reads through a descriptor of its own, so `folder`'s offset is untouched and it stays open.
-    static func names(in folder: Int32) -> [String]? {
-        (try? FileDescriptor(rawValue: folder).entries(path: "."))?.map(\.name)
-    }
-
-    /// The text of the symlink `name` in the open folder `folder`; nil when it is not a link or unreadable.
-    static func readLink(at folder: Int32, _ name: String) -> String? { FileDescriptor(rawValue: folder).linkTarget(name) }
+    static func names(in folder: FileDescriptor) -> [String]? { (try? folder.entries(path: "."))?.map(\.name) }
 
     static func makeDirectory(_ path: String) throws {
-        guard mkdir(path, 0o755) == 0 else { throw FileSystemError(operation: "mkdir", path: path, errno: errno) }
+        do { try FileDescriptor.currentDirectory.makeFolder(path) } catch { throw FileSystemError(error) }
     }
 
     /// Creates the folder `path` relative to its parent's descriptor (see ``FileTree``).
     static func makeDirectory(_ path: StoragePath) throws {
         guard case let .success(place) = FileTree.locate(path, followLast: false) else {
-            throw FileSystemError(operation: "mkdir", path: path.relative, errno: ENOENT)
+            throw FileSystemError(operation: "mkdir", path: path.relative, errno: .noSuchFile)
         }
-        guard mkdirat(place.folder, place.name, 0o755) == 0 else {
-            throw FileSystemError(operation: "mkdir", path: path.relative, errno: errno)
-        }
+        do { try place.folder.makeFolder(place.name, path: path.relative) } catch { throw FileSystemError(error) }
     }
 
     /// Creates `path` and any missing parents.
@@ -102,29 +94,20 @@ enum FileSystem {
         if stat(path)?.isDirectory == true { return }
         let parent = (path as NSString).deletingLastPathComponent
         if parent != path, !parent.isEmpty { try makeDirectories(parent) }
-        do { try makeDirectory(path) } catch let e as FileSystemError where e.errno == EEXIST {}
+        do { try makeDirectory(path) } catch let e as FileSystemError where e.errno == .fileExists {}
     }
 
-    static func unlink(_ path: String) { _ = Foundation.unlink(path) }
+    static func unlink(_ path: String) { Directory.remove(path) }
 
     /// Opens the folder `name` inside the open folder `folder`; a link there is refused, never followed.
-    static func openFolder(in folder: Int32, _ name: String) throws -> Int32 {
-        let fd = openat(folder, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { throw FileSystemError(operation: "open", path: name, errno: errno) }
-        return fd
+    static func openFolder(in folder: FileDescriptor, _ name: String) throws -> FileDescriptor {
+        do { return try folder.openFolder(name) } catch { throw FileSystemError(error) }
     }
 
-    /// Opens the regular file `name` of the open folder `folder` for reading. Never follows a link and never
-    /// waits on a FIFO (`O_NONBLOCK`); anything that turns out not to be a regular file is closed and refused
-    /// with `ENOENT`, like a missing one.
-    static func openRegularFile(in folder: Int32, _ name: String) throws -> Int32 {
-        let fd = openat(folder, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { throw FileSystemError(operation: "open", path: name, errno: errno) }
-        guard FileStat(fd: fd)?.kind == .file else {
-            close(fd)
-            throw FileSystemError(operation: "open", path: name, errno: ENOENT)
-        }
-        return fd
+    /// Opens the regular file `name` of the open folder `folder` for reading (see
+    /// ``SkyliftSystem/FileDescriptor/openRegularFile(_:path:)``: no link followed, no FIFO waited on).
+    static func openRegularFile(in folder: FileDescriptor, _ name: String) throws -> FileDescriptor {
+        do { return try folder.openRegularFile(name) } catch { throw FileSystemError(error) }
     }
 
     /// How deep COPY, DELETE and folder downloads go below the folder they start at. Far deeper than photo, media
@@ -135,22 +118,39 @@ enum FileSystem {
     /// Removes the entry `name` of the open folder `folder` and, for a real folder, everything in it.
     /// Nothing is followed: a link anywhere in the tree is unlinked itself, whatever it points at. A folder
     /// more than ``maxTreeDepth`` below the start is not entered: the removal stops there with ``FileSystemError/tooDeep(_:path:)``,
-    /// and what it had removed before stays removed.
-    static func removeTree(in folder: Int32, _ name: String, depth: Int = 0) throws {
-        guard let st = FileStat(at: folder, name) else {
-            if errno == ENOENT { return }
-            throw FileSystemError(operation: "stat", path: name, errno: errno)
-        }
-        if st.kind == .directory {
-            guard depth <= maxTreeDepth else { throw FileSystemError.tooDeep("delete", path: name) }
-            let fd = try openFolder(in: folder, name)
-            defer { close(fd) }
-            guard let members = names(in: fd) else { throw FileSystemError(operation: "read", path: name, errno: errno) }
-            for child in members { try removeTree(in: fd, child, depth: depth + 1) }
-            guard unlinkat(folder, name, AT_REMOVEDIR) == 0 else { throw FileSystemError(operation: "rmdir", path: name, errno: errno) }
-        } else {
-            guard unlinkat(folder, name, 0) == 0 else { throw FileSystemError(operation: "unlink", path: name, errno: errno) }
-        }
+    /// and what it had removed before stays removed. Walked with a stack of its own, not by recursion, so
+    /// the depth costs no thread stack.
+    static func removeTree(in folder: FileDescriptor, _ name: String) throws {
+        do {
+            let status: FileStatus
+            do { status = try folder.status(of: name) } catch {
+                if error.errno == .noSuchFile { return }
+                throw error
+            }
+            guard status.isDirectory else { return try folder.removeEntry(name) }
+            // Each level: the open folder, its name in its parent, and the members still to remove.
+            var levels: [(fd: FileDescriptor, name: String, pending: [String])] = []
+            defer { for level in levels { level.fd.close() } }
+            let start = try folder.openFolder(name)
+            levels.append((start, name, []))
+            levels[0].pending = try start.entries(path: name).map(\.name)
+            while let top = levels.last {
+                guard let member = levels[levels.count - 1].pending.popLast() else {
+                    levels.removeLast()
+                    top.fd.close()
+                    try (levels.last?.fd ?? folder).removeEntry(top.name, folder: true)
+                    continue
+                }
+                guard (try? top.fd.status(of: member))?.isDirectory == true else {
+                    do { try top.fd.removeEntry(member) } catch { if error.errno != .noSuchFile { throw error } }
+                    continue
+                }
+                guard levels.count <= maxTreeDepth else { throw FileSystemError.tooDeep("delete", path: member) }
+                let child = try top.fd.openFolder(member)
+                levels.append((child, member, []))
+                levels[levels.count - 1].pending = try child.entries(path: member).map(\.name)
+            }
+        } catch let error as FileError { throw FileSystemError(error) }
     }
 
     /// A fresh hidden name for a temp file next to `path`.

@@ -1,4 +1,5 @@
 import Foundation
+import SkyliftSystem
 
 /// Finds request paths under the root by walking descriptors, one `openat` per folder, instead of handing
 /// path strings to the kernel.
@@ -44,7 +45,7 @@ enum FileTree {
     /// invisible links left out; an inside link listed with its target's metadata. Sorted by name.
     static func members(of entry: Entry, at path: StoragePath) -> [(path: StoragePath, stat: FileStat)] {
         guard let fd = try? entry.target.openFolder() else { return [] }
-        defer { close(fd) }
+        defer { fd.close() }
         let names = (FileSystem.names(in: fd) ?? []).filter { !$0.hasPrefix(PathResolver.hiddenPrefix) }.sorted()
         return names.compactMap { name in
             let child = path.appending(name)
@@ -58,14 +59,15 @@ enum FileTree {
     /// last one too when `followLast`. A missing last entry is not a failure: the location names where it
     /// would be, in its existing parent folder.
     static func locate(_ path: StoragePath, followLast: Bool) -> Result<Location, Failure> {
-        let rootFD = open(path.rootPath.isEmpty ? "/" : path.rootPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard rootFD >= 0 else { return .failure(.missing) }
-        var folders: [(fd: Int32, name: String)] = [(rootFD, "")]
-        var kept: Int32 = -1
-        defer { for f in folders where f.fd != kept { close(f.fd) } }
+        guard let rootFD = try? FileDescriptor.open(path.rootPath.isEmpty ? "/" : path.rootPath, .readOnly, options: .directory)
+        else { return .failure(.missing) }
+        var folders: [(fd: FileDescriptor, name: String)] = [(rootFD, "")]
+        var kept: FileDescriptor?
+        defer { for f in folders where f.fd != kept { f.fd.close() } }
         func located(_ name: String) -> Location {
-            kept = folders[folders.count - 1].fd
-            return Location(folder: kept, name: name, physical: folders.dropFirst().map(\.name) + (name == "." ? [] : [name]))
+            let folder = folders[folders.count - 1].fd
+            kept = folder
+            return Location(folder: folder, name: name, physical: folders.dropFirst().map(\.name) + (name == "." ? [] : [name]))
         }
         var pending = Array(path.segments.reversed())
         var links = 0
@@ -75,19 +77,21 @@ enum FileTree {
             if name.hasPrefix(PathResolver.hiddenPrefix) { return .failure(.refused) }
             if name == ".." {
                 guard folders.count > 1 else { return .failure(.refused) }
-                close(folders.removeLast().fd)
+                folders.removeLast().fd.close()
                 continue
             }
             let isLast = pending.isEmpty
             let top = folders[folders.count - 1].fd
-            guard let stat = FileStat(at: top, name) else {
-                let e = errno
-                if isLast && e == ENOENT { return .success(located(name)) }
-                return .failure(e == ENOENT || e == ENOTDIR ? .missing : .refused)
+            let stat: FileStat
+            switch FileStat.status(at: top, name) {
+            case let .success(s): stat = s
+            case let .failure(error):
+                if isLast && error.errno == .noSuchFile { return .success(located(name)) }
+                return .failure(error.errno == .noSuchFile || error.errno == .notDirectory ? .missing : .refused)
             }
             if stat.kind == .symlink && (!isLast || followLast) {
                 links += 1
-                guard links <= maxLinks, let text = FileSystem.readLink(at: top, name) else { return .failure(.refused) }
+                guard links <= maxLinks, let text = top.linkTarget(name) else { return .failure(.refused) }
                 var target = Substring(text)
                 if text.hasPrefix("/") {
                     // An absolute target counts only below the root's real path; the walk restarts at the root.
@@ -95,7 +99,7 @@ enum FileTree {
                         return .failure(.refused)
                     }
                     target = target.dropFirst(path.rootPath.count)
-                    for f in folders.dropFirst() { close(f.fd) }
+                    for f in folders.dropFirst() { f.fd.close() }
                     folders.removeSubrange(1...)
                 }
                 // Split on the byte: a Character split keeps "/" inside a name when a combining mark follows

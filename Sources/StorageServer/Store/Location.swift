@@ -6,20 +6,20 @@ import SkyliftSystem
 /// symlink or a concurrent rename of a folder above it cannot redirect the call outside the root.
 final class Location {
     /// The open folder holding the entry; owned, closed with the location.
-    let folder: Int32
+    let folder: FileDescriptor
     /// The entry's name in `folder`; "." when the entry is that folder itself (the root, or a link's target).
     let name: String
     /// Where the entry really is: its segments below the root with every link resolved. Two locations are
     /// compared by these to tell whether one lies inside the other, whatever links the request went through.
     let physical: [String]
 
-    init(folder: Int32, name: String, physical: [String]) {
+    init(folder: FileDescriptor, name: String, physical: [String]) {
         self.folder = folder
         self.name = name
         self.physical = physical
     }
 
-    deinit { close(folder) }
+    deinit { folder.close() }
 
     /// The entry itself (a link is described, not followed); nil when nothing is there.
     func stat() -> FileStat? { FileStat(at: folder, name) }
@@ -28,19 +28,17 @@ final class Location {
     func isWithin(_ other: Location) -> Bool { physical.starts(with: other.physical) }
 
     /// Opens a regular file for reading (see ``FileSystem/openRegularFile(in:_:)``).
-    func openFile() throws -> Int32 { try FileSystem.openRegularFile(in: folder, name) }
+    func openFile() throws -> FileDescriptor { try FileSystem.openRegularFile(in: folder, name) }
 
     /// Opens the entry as a folder, refusing a link.
-    func openFolder() throws -> Int32 {
-        try FileSystem.openFolder(in: folder, name)
-    }
+    func openFolder() throws -> FileDescriptor { try FileSystem.openFolder(in: folder, name) }
 }
 
 extension Location {
     /// Opens the entry, a regular file or a folder, read-only, to read or set its extended attributes
     /// (which need no write access to the descriptor). A link, FIFO or device is refused.
     func openEntry() throws(FileError) -> FileDescriptor {
-        let fd = try FileDescriptor.open(name, .readOnly, options: [.noFollow, .nonBlocking], in: FileDescriptor(rawValue: folder))
+        let fd = try FileDescriptor.open(name, .readOnly, options: [.noFollow, .nonBlocking], in: folder)
         guard let status = try? fd.status(path: name), status.kind == .regular || status.kind == .directory else {
             fd.close()
             throw FileError(call: "open", path: name, errno: .noSuchFile)

@@ -60,9 +60,9 @@ struct MoveJournal: Sendable {
     private func finish(_ intent: Intent) {
         guard intent.temporary.hasPrefix(PathResolver.hiddenPrefix), !intent.temporary.contains("/"),
               !intent.destination.contains("/"), let folder = openFolder(intent.folder) else { return }
-        defer { close(folder) }
+        defer { folder.close() }
         guard let temp = FileStat(at: folder, intent.temporary) else { return }
-        let dir = FileDescriptor(rawValue: folder)
+        let dir = folder
         if temp.inode == intent.inode {
             if FileStat(at: folder, intent.destination) != nil {
                 guard (try? dir.exchange(intent.temporary, with: intent.destination, in: dir, path: intent.destination)) != nil else { return }
@@ -78,13 +78,12 @@ struct MoveJournal: Sendable {
     }
 
     /// Opens the folder `segments` below the root, following no link.
-    private func openFolder(_ segments: [String]) -> Int32? {
-        var fd = open(rootPath.isEmpty ? "/" : rootPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
+    private func openFolder(_ segments: [String]) -> FileDescriptor? {
+        guard var fd = try? FileDescriptor.open(rootPath.isEmpty ? "/" : rootPath, .readOnly, options: .directory) else { return nil }
         for segment in segments {
             guard !segment.isEmpty, segment != ".", segment != "..", !segment.contains("/"),
-                  let next = try? FileSystem.openFolder(in: fd, segment) else { close(fd); return nil }
-            close(fd)
+                  let next = try? fd.openFolder(segment) else { fd.close(); return nil }
+            fd.close()
             fd = next
         }
         return fd

@@ -58,7 +58,7 @@ struct PropertyMigration {
                 changed = true
             } else if !name.hasPrefix(PathResolver.hiddenPrefix),
                       let status = try? FileStatus(name, in: folder, followLinks: false), status.isDirectory,
-                      let child = try? FileDescriptor.open(name, .readOnly, options: [.directory, .noFollow], in: folder) {
+                      let child = try? folder.openFolder(name) {
                 migrate(folder: child, path: path + "/" + name, isRoot: false, depth: depth + 1, tally: &tally)
                 child.close()
             }
@@ -70,7 +70,7 @@ struct PropertyMigration {
     /// cannot be put there keeps its sidecar.
     private func adopt(sidecar: String, owner: String, in folder: FileDescriptor) -> Outcome {
         let outcome = transfer(sidecar: sidecar, owner: owner, in: folder)
-        if outcome != .kept { _ = unlinkat(folder.rawValue, sidecar, 0) }
+        if outcome != .kept { try? folder.removeEntry(sidecar) }
         return outcome
     }
 

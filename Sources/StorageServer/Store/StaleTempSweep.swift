@@ -40,11 +40,11 @@ struct StaleTempSweep: Sendable {
                   let status = try? FileStatus(name, in: folder, followLinks: false) else { continue }
             let stale = Date(timeIntervalSince1970: TimeInterval(status.modifiedSeconds)) < cutoff
             if Self.treePrefixes.contains(where: name.hasPrefix) {
-                if stale, (try? FileSystem.removeTree(in: folder.rawValue, name)) != nil { removed += 1 }
+                if stale, (try? FileSystem.removeTree(in: folder, name)) != nil { removed += 1 }
             } else if status.isRegular, Self.filePrefixes.contains(where: name.hasPrefix) {
-                if stale, unlinkat(folder.rawValue, name, 0) == 0 { removed += 1 }
+                if stale, (try? folder.removeEntry(name)) != nil { removed += 1 }
             } else if status.isDirectory,
-                      let child = try? FileDescriptor.open(name, .readOnly, options: [.directory, .noFollow], in: folder) {
+                      let child = try? folder.openFolder(name) {
                 removed += sweep(child, depth: depth + 1)
                 child.close()
             }

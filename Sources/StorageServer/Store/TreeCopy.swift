@@ -12,49 +12,84 @@ struct TreeCopy {
 
     /// Copies `fromName` in the open folder `fromFolder` to `toName` in `toFolder`: a file, or a folder with
     /// (when `recursive`) its files and folders. On failure what was made may remain; the caller removes it.
-    func copy(_ fromFolder: Int32, _ fromName: String, to toFolder: Int32, _ toName: String, recursive: Bool,
-              depth: Int = 0) throws {
-        guard let st = FileStat(at: fromFolder, fromName) else { throw FileSystemError(operation: "stat", path: fromName, errno: errno) }
-        switch st.kind {
-        case .directory:
-            guard depth <= FileSystem.maxTreeDepth else { throw FileSystemError.tooDeep("copy", path: fromName) }
-            guard mkdirat(toFolder, toName, 0o755) == 0 else { throw FileSystemError(operation: "mkdir", path: toName, errno: errno) }
-            let from = try FileSystem.openFolder(in: fromFolder, fromName)
-            defer { close(from) }
-            let to = try FileSystem.openFolder(in: toFolder, toName)
-            defer { close(to) }
-            try DeadProperties.copy(from: FileDescriptor(rawValue: from), to: FileDescriptor(rawValue: to), path: toName)
-            if recursive {
-                guard let names = FileSystem.names(in: from) else { throw FileSystemError(operation: "read", path: fromName, errno: errno) }
-                for name in names where !name.hasPrefix(PathResolver.hiddenPrefix) {
-                    guard FileStat(at: from, name)?.isServed == true else { continue }
-                    try copy(from, name, to: to, name, recursive: true, depth: depth + 1)
-                }
+    ///
+    /// A folder is walked with a stack of its own rather than by recursion: a tree ``FileSystem/maxTreeDepth``
+    /// deep would otherwise take more stack than a connection thread has.
+    func copy(_ fromFolder: FileDescriptor, _ fromName: String, to toFolder: FileDescriptor, _ toName: String,
+              recursive: Bool) throws {
+        do {
+            switch try fromFolder.status(of: fromName).kind {
+            case .regular:
+                try copyFile(fromFolder, fromName, to: toFolder, toName)
+            case .directory:
+                try copyFolder(fromFolder, fromName, to: toFolder, toName, recursive: recursive)
+            case .symlink, .other:
+                throw FileSystemError(operation: "copy", path: fromName, errno: .noSuchFile)
             }
-            try FileSystem.sync(to, path: toName)
-        case .file:
-            try copyFile(fromFolder, fromName, to: toFolder, toName)
-        case .symlink, .other:
-            throw FileSystemError(operation: "copy", path: fromName, errno: ENOENT)
+        } catch let error as FileError { throw FileSystemError(error) }
+    }
+
+    /// A folder being copied: both ends open, the names still to copy.
+    private struct Level {
+        let from: FileDescriptor
+        let to: FileDescriptor
+        let name: String
+        var pending: [String]
+        let depth: Int
+    }
+
+    private func copyFolder(_ fromFolder: FileDescriptor, _ fromName: String, to toFolder: FileDescriptor, _ toName: String,
+                            recursive: Bool) throws {
+        var levels = [try enter(fromFolder, fromName, toFolder, toName, depth: 0, recursive: recursive)]
+        defer { for level in levels { level.from.close(); level.to.close() } }
+        while let top = levels.last {
+            guard let name = levels[levels.count - 1].pending.popLast() else {
+                // Every member is made: the folder is synced so they survive a crash once it is published.
+                levels.removeLast()
+                defer { top.from.close(); top.to.close() }
+                try top.to.sync(path: top.name)
+                continue
+            }
+            guard let status = FileStat(at: top.from, name), status.isServed else { continue }
+            if status.isDirectory {
+                guard top.depth < FileSystem.maxTreeDepth else { throw FileSystemError.tooDeep("copy", path: name) }
+                levels.append(try enter(top.from, name, top.to, name, depth: top.depth + 1, recursive: true))
+            } else {
+                try copyFile(top.from, name, to: top.to, name)
+            }
         }
     }
 
-    private func copyFile(_ fromFolder: Int32, _ fromName: String, to folder: Int32, _ name: String) throws {
-        let input = try FileSystem.openRegularFile(in: fromFolder, fromName)
-        defer { close(input) }
-        let output: FileDescriptor
+    /// Makes the folder `toName` with `fromName`'s dead properties and opens both.
+    private func enter(_ fromFolder: FileDescriptor, _ fromName: String, _ toFolder: FileDescriptor, _ toName: String,
+                       depth: Int, recursive: Bool) throws -> Level {
+        try toFolder.makeFolder(toName)
+        let from = try fromFolder.openFolder(fromName)
+        let to: FileDescriptor
+        do { to = try toFolder.openFolder(toName) } catch { from.close(); throw error }
         do {
-            output = try FileDescriptor.open(name, .writeOnly, options: [.create, .exclusive, .noFollow], permissions: 0o644,
-                                             in: FileDescriptor(rawValue: folder))
-        } catch { throw FileSystemError(error) }
+            try DeadProperties.copy(from: from, to: to, path: toName)
+            let names = recursive ? try from.entries(path: fromName).map(\.name).filter { !$0.hasPrefix(PathResolver.hiddenPrefix) } : []
+            return Level(from: from, to: to, name: toName, pending: names.sorted(by: >), depth: depth)
+        } catch {
+            from.close()
+            to.close()
+            throw error
+        }
+    }
+
+    private func copyFile(_ fromFolder: FileDescriptor, _ fromName: String, to folder: FileDescriptor, _ name: String) throws {
+        let input = try fromFolder.openRegularFile(fromName)
+        defer { input.close() }
+        let output = try FileDescriptor.open(name, .writeOnly, options: [.create, .exclusive, .noFollow], permissions: 0o644, in: folder)
         // The copy is hashed as it is written: its record is of the bytes it really holds.
         let sink = FileSink(file: output, path: name, digests: digests.recorder())
-        try DeadProperties.copy(from: FileDescriptor(rawValue: input), to: output, path: name)
+        try DeadProperties.copy(from: input, to: output, path: name)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: FileSink.bufferSize, alignment: 16)
         defer { buffer.deallocate() }
         while true {
             let n: Int
-            do { n = try FileDescriptor(rawValue: input).read(into: buffer, path: fromName) } catch { throw FileSystemError(error) }
+            n = try input.read(into: buffer, path: fromName)
             if n == 0 { break }
             try sink.append(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
         }

@@ -45,15 +45,16 @@ final class TusBlockReceiver: HTTPBodyReceiver {
         self.streamed = streamed
         self.done = done
         self.release = release
-        let fd = try FileSystem.open(upload.dataPath, .writeOnly)
+        // Appending: after the cut below, writes land at `offset`.
+        let fd = try FileSystem.open(upload.dataPath, .writeOnly, .append)
         // Bytes past the last recorded checksum (a crash between data and checksum) are dropped before appending.
-        guard ftruncate(fd, off_t(offset)) == 0, lseek(fd, off_t(offset), SEEK_SET) == off_t(offset) else {
-            close(fd)
-            throw FileSystemError(operation: "truncate", path: upload.dataPath, errno: errno)
+        do { try fd.setLength(offset, path: upload.dataPath) } catch {
+            fd.close()
+            throw FileSystemError(error)
         }
         // The running digest goes through the sink, so past its first buffer it is computed on the sink's
         // hashing thread (``HashRing``) beside this one, as for a PUT.
-        sink = FileSink(file: FileDescriptor(rawValue: fd), path: upload.dataPath, digests: running)
+        sink = FileSink(file: fd, path: upload.dataPath, digests: running)
         // Checksums past the offset go too (a short last block is kept when the offset is the upload's end).
         try blocks.keep(TusProtocol.blockCount(length: offset, blockSize: blockSize))
     }
@@ -81,7 +82,7 @@ final class TusBlockReceiver: HTTPBodyReceiver {
     /// Makes the block just completed durable, then records its checksum.
     private func checkpoint() throws {
         try sink.flush()
-        try FileDescriptor(rawValue: sink.fd).syncData(path: upload.dataPath)
+        try sink.file.syncData(path: upload.dataPath)
         let index = Int((position - 1) / blockSize)
         try blocks.record(index, checksum.finalizeAndReset())
         durable = position
@@ -122,7 +123,7 @@ final class TusBlockReceiver: HTTPBodyReceiver {
     private func cutBack() {
         sink.discardBuffer()
         guard position != durable else { return }
-        if ftruncate(sink.fd, off_t(durable)) == 0 { _ = fdatasync(sink.fd) }
+        if (try? sink.file.setLength(durable, path: upload.dataPath)) != nil { try? sink.file.syncData(path: upload.dataPath) }
     }
 
     private func failure(_ error: any Error) -> HTTPResponse {

@@ -39,7 +39,7 @@ final class TusPatchReceiver: HTTPBodyReceiver {
             try Self.writePending(offset, to: upload.pendingPath)
         }
         let fd = try FileSystem.open(upload.dataPath, .writeOnly, .append)
-        sink = FileSink(fd: fd, path: upload.dataPath)
+        sink = FileSink(file: fd, path: upload.dataPath)
     }
 
     func receive(_ chunk: UnsafeRawBufferPointer) -> HTTPResponse? {
@@ -60,9 +60,9 @@ final class TusPatchReceiver: HTTPBodyReceiver {
     private func keepWritten() -> HTTPResponse {
         failed = true
         sink.discardBuffer()
-        _ = fsync(sink.fd)
+        try? sink.file.sync(path: upload.dataPath)
         var h = HTTPHeaders()
-        if let size = FileSystem.stat(fd: sink.fd)?.size { h.add(TusProtocol.Header.offset, String(size)) }
+        if let size = FileSystem.stat(fd: sink.file)?.size { h.add(TusProtocol.Header.offset, String(size)) }
         return TusUploads.tusResponse(507, "insufficient storage: the upload keeps what was written", headers: h)
     }
 
@@ -106,8 +106,8 @@ final class TusPatchReceiver: HTTPBodyReceiver {
     private func rollBack() {
         failed = true
         sink.discardBuffer()
-        if ftruncate(sink.fd, off_t(startOffset)) == 0 {
-            _ = fsync(sink.fd)
+        if (try? sink.file.setLength(startOffset, path: upload.dataPath)) != nil {
+            try? sink.file.sync(path: upload.dataPath)
             FileSystem.unlink(upload.pendingPath)
         }
     }
@@ -119,8 +119,10 @@ final class TusPatchReceiver: HTTPBodyReceiver {
 
     private static func writePending(_ offset: Int64, to path: String) throws {
         let fd = try FileSystem.open(path, .writeOnly, [.create, .truncate], mode: 0o600)
-        defer { close(fd) }
-        try Array(String(offset).utf8).withUnsafeBytes { try FileSystem.writeAll(fd, $0, path: path) }
+        defer { fd.close() }
+        do { try Array(String(offset).utf8).withUnsafeBytes { try fd.writeAll($0, path: path) } } catch let e as FileError {
+            throw FileSystemError(e)
+        }
         try FileSystem.sync(fd, path: path)
     }
 }

@@ -97,7 +97,7 @@ extension TusUploads {
                     recorder.update(bytes)
                     try fd.writeAll(bytes, path: temp)
                 }
-                guard copied == length else { throw FileSystemError(operation: "join", path: partial.dataPath, errno: EIO) }
+                guard copied == length else { throw FileSystemError(operation: "join", path: partial.dataPath, errno: .ioError) }
             }
             store.digests.save(recorder, fd: fd, path: temp)
             try fd.sync(path: temp)

@@ -34,8 +34,7 @@ extension TusUploads {
         sweepExpired()
         let upload = upload(TusUpload.newID())
         do {
-            let fd = try FileSystem.open(upload.dataPath, .writeOnly, [.create, .exclusive], mode: 0o600)
-            close(fd)
+            try FileSystem.open(upload.dataPath, .writeOnly, [.create, .exclusive], mode: 0o600).close()
             try upload.save(info)
         } catch {
             upload.remove()

@@ -208,10 +208,8 @@ final class TusUploads: Sendable {
             }
             before()
             keepProperties(of: place, for: path)
-            guard renameat(AT_FDCWD, path, place.folder, place.name) == 0 else {
-                throw FileSystemError(operation: "rename", path: target.relative, errno: errno)
-            }
-            _ = fsync(place.folder)
+            try FileDescriptor.currentDirectory.rename(path, to: place.name, in: place.folder, path: target.relative)
+            try? place.folder.sync(path: target.relative)
         } catch {
             return Self.tusResponse(500, "cannot move upload into place at \(target.relative)")
         }

@@ -49,7 +49,7 @@ final class DeadProperties: Sendable {
     /// new set survives a crash; `change` returns false to store nothing.
     func update(_ path: StoragePath, _ change: (inout [Entry]) -> Bool) throws {
         guard let entry = FileTree.entry(path) else {
-            throw FileSystemError(operation: "open", path: path.relative, errno: ENOENT)
+            throw FileSystemError(operation: "open", path: path.relative, errno: .noSuchFile)
         }
         let fd: FileDescriptor
         do throws(FileError) { fd = try entry.target.openEntry() } catch { throw FileSystemError(error) }

@@ -31,13 +31,13 @@ final class PutReceiver: HTTPBodyReceiver {
         self.expected = expected
         recorder = digests.recorder()
         guard case let .success(place) = FileTree.locate(target, followLast: false) else {
-            throw FileSystemError(operation: "open", path: target.relative, errno: ENOENT)
+            throw FileSystemError(operation: "open", path: target.relative, errno: .noSuchFile)
         }
         self.place = place
         let file: FileDescriptor
         do {
             file = try FileDescriptor.open(tempName, .writeOnly, options: [.create, .exclusive], permissions: 0o644,
-                                           in: FileDescriptor(rawValue: place.folder), label: target.relative)
+                                           in: place.folder, label: target.relative)
         } catch { throw FileSystemError(error) }
         sink = FileSink(file: file, path: target.relative, digests: recorder)
     }
@@ -69,34 +69,33 @@ final class PutReceiver: HTTPBodyReceiver {
             if place.stat()?.isDirectory == true {
                 return fail(.text(405, "a collection exists at \(target.relative)"))
             }
-            guard renameat(place.folder, tempName, place.folder, place.name) == 0 else {
-                throw FileSystemError(operation: "rename", path: target.relative, errno: errno)
-            }
+            try place.folder.rename(tempName, to: place.name, in: place.folder, path: target.relative)
         } catch {
             return fail(Self.response(for: error, path: target))
         }
-        try? FileDescriptor(rawValue: place.folder).sync(path: target.relative)
+        try? place.folder.sync(path: target.relative)
         var h = HTTPHeaders()
         if let st = place.stat() { h.add("ETag", st.etag) }
         return existed ? HTTPResponse(status: 204, headers: h) : .text(201, "created", headers: h)
     }
 
     func abort() {
-        if !failed { failed = true; sink.discardBuffer(); unlinkat(place.folder, tempName, 0) }
+        if !failed { failed = true; sink.discardBuffer(); try? place.folder.removeEntry(tempName) }
     }
 
     private func fail(_ response: HTTPResponse) -> HTTPResponse {
         failed = true
         sink.discardBuffer()
-        unlinkat(place.folder, tempName, 0)
+        try? place.folder.removeEntry(tempName)
         return response
     }
 
     /// 507 when the disk is full (the partial data is already gone), 500 otherwise; never the full error text
     /// with system paths beyond the client's own.
     static func response(for error: any Error, path: StoragePath) -> HTTPResponse {
-        if let e = error as? FileSystemError, e.isNoSpace { return .text(507, "insufficient storage for \(path.relative)") }
-        if let e = error as? FileSystemError { return .text(500, "cannot store \(path.relative): \(String(cString: strerror(e.errno)))") }
+        let failure = FileSystemError.from(error, operation: "write", path: path.relative)
+        if failure.isNoSpace { return .text(507, "insufficient storage for \(path.relative)") }
+        if error is FileSystemError || error is FileError { return .text(500, "cannot store \(path.relative): \(failure.errno)") }
         return .text(500, "cannot store \(path.relative)")
     }
 }

@@ -62,7 +62,7 @@ extension WebDAV {
     /// temporary to the start-up sweep.
     private func copy(_ from: Location, to target: Location, recursive: Bool, replacing: Bool) throws {
         let temp = FileSystem.tempName(kind: "copy")
-        let folder = FileDescriptor(rawValue: target.folder)
+        let folder = target.folder
         do {
             try TreeCopy(digests: digests).copy(from.folder, from.name, to: target.folder, temp, recursive: recursive)
             if replacing {
@@ -84,7 +84,7 @@ extension WebDAV {
     /// otherwise the journalled three steps of ``MoveJournal``. Properties and digest records travel with
     /// the entries (extended attributes).
     private func move(_ from: Location, isFolder: Bool, to target: Location, replacing existing: FileStat?) throws {
-        let source = FileDescriptor(rawValue: from.folder), folder = FileDescriptor(rawValue: target.folder)
+        let source = from.folder, folder = target.folder
         do {
             guard let existing, isFolder || existing.isDirectory else {
                 try source.rename(from.name, to: target.name, in: folder, path: target.name)
@@ -92,9 +92,7 @@ extension WebDAV {
                 try? source.sync(path: from.name)
                 return
             }
-            guard let moved = FileStat(at: from.folder, from.name) else {
-                throw FileSystemError(operation: "stat", path: from.name, errno: errno)
-            }
+            let moved = try from.folder.status(of: from.name)
             let temp = FileSystem.tempName(kind: "move")
             let journal = MoveJournal(rootPath: store.rootPath)
             let record = try journal.begin(.init(folder: Array(target.physical.dropLast()), temporary: temp,

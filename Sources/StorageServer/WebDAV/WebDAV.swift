@@ -123,8 +123,8 @@ final class WebDAV: Sendable {
         // One rename takes the whole entry out of the tree, so a crash can never leave half a folder under
         // its name; the hidden remains are removed now, or by the start-up sweep after a crash.
         let trash = FileSystem.tempName(kind: "trash")
-        let folder = FileDescriptor(rawValue: entry.own.folder)
-        do { try folder.rename(entry.own.name, to: trash, in: folder, path: target.relative) } catch {
+        let folder = entry.own.folder
+        do throws(FileError) { try folder.rename(entry.own.name, to: trash, in: folder, path: target.relative) } catch {
             return .text(500, "cannot delete \(target.relative): \(error.errno?.description ?? "rename failed")")
         }
         try? folder.sync(path: target.relative)

@@ -1,0 +1,65 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// Entries of an open folder, named relative to it: what a server confined to one tree does instead of handing
+// path strings to the kernel, so a rename or a link elsewhere cannot redirect a call.
+extension FileDescriptor {
+    /// Opens the folder `name` in this folder, refusing a link there (`O_NOFOLLOW`).
+    public func openFolder(_ name: String, path: String? = nil) throws(FileError) -> FileDescriptor {
+        try FileDescriptor.open(name, .readOnly, options: [.directory, .noFollow], in: self, label: path ?? name)
+    }
+
+    /// Opens the regular file `name` in this folder for reading. Never follows a link and never waits on a FIFO
+    /// (`O_NONBLOCK`); anything that turns out not to be a regular file is closed and refused with `ENOENT`,
+    /// like a missing one.
+    public func openRegularFile(_ name: String, path: String? = nil) throws(FileError) -> FileDescriptor {
+        let fd = try FileDescriptor.open(name, .readOnly, options: [.noFollow, .nonBlocking], in: self, label: path ?? name)
+        guard (try? fd.status(path: name))?.isRegular == true else {
+            fd.close()
+            throw FileError(call: "open", path: path ?? name, errno: .noSuchFile)
+        }
+        return fd
+    }
+
+    /// The entry `name` in this folder, a link described rather than followed unless `followLinks`.
+    public func status(of name: String, followLinks: Bool = false) throws(FileError) -> FileStatus {
+        try FileStatus(name, in: self, followLinks: followLinks)
+    }
+
+    /// Creates the folder `name` in this folder.
+    public func makeFolder(_ name: String, permissions: mode_t = 0o755, path: String? = nil) throws(FileError) {
+        guard mkdirat(rawValue, name, permissions) == 0 else { throw FileError.last("mkdir", path ?? name) }
+    }
+
+    /// Removes the entry `name` (a file or a link; an empty folder with `folder`).
+    public func removeEntry(_ name: String, folder: Bool = false, path: String? = nil) throws(FileError) {
+        guard unlinkat(rawValue, name, folder ? AT_REMOVEDIR : 0) == 0 else {
+            throw FileError.last(folder ? "rmdir" : "unlink", path ?? name)
+        }
+    }
+
+    /// Another descriptor for the same open file (its own close; shared offset).
+    public func duplicate(path: String) throws(FileError) -> FileDescriptor {
+        let fd = fcntl(rawValue, F_DUPFD_CLOEXEC, 0)
+        guard fd >= 0 else { throw FileError.last("dup", path) }
+        return FileDescriptor(rawValue: fd)
+    }
+
+    /// The canonical absolute path of `path`, links and `..` resolved; nil when it does not exist.
+    public static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+}
+
+extension Errno {
+    public static let badDescriptor = Errno(rawValue: EBADF)
+    public static let invalidArgument = Errno(rawValue: EINVAL)
+    public static let notSupported = Errno(rawValue: ENOTSUP)
+    public static let argumentListTooLong = Errno(rawValue: E2BIG)
+    public static let resultTooLarge = Errno(rawValue: ERANGE)
+}
