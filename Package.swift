@@ -69,7 +69,8 @@ let package = Package(
         .executableTarget(name: "skylift", dependencies: ["SkyliftCLI"], plugins: ["CommitStamp"]),
         .executableTarget(name: "BlobStreamBench", dependencies: ["BlobStream", "HTTPClient", "HTTPServer"], path: "bench/blobstream/BlobStreamBench"),
 
-        // Probes for attack tests (a file that must not be opened, a listener that must not be contacted).
+        // Test support shared by the test targets: probes for attack tests (a file that must not be opened, a listener
+        // that must not be contacted), the S3 peers, and the built `skylift` run as a child (`ServeProcess`, `skyliftBinary()`).
         .target(name: "TestProbes", dependencies: ["TestPrograms"], path: "Tests/TestProbes"),
         // Test support: the one way tests find programs (curl, nginx, python3 …), listed in scripts/test-programs.txt.
         .target(name: "TestPrograms", path: "Tests/TestPrograms"),
@@ -78,7 +79,7 @@ let package = Package(
         .testTarget(name: "HashingTests", dependencies: ["Hashing", "SkyliftCore"]),
         .testTarget(name: "CertificatesTests", dependencies: ["Certificates"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestPrograms"]),
-        .testTarget(name: "WebAppTests", dependencies: ["WebApp", "Hashing", "TestPrograms"], exclude: ["browser"]),
+        .testTarget(name: "WebAppTests", dependencies: ["WebApp", "Hashing", "TestProbes", "TestPrograms"], exclude: ["browser"]),
         .testTarget(name: "StorageServerTests", dependencies: ["StorageServer", "Hashing", "TestProbes", "TestPrograms"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "URLSessionHTTP", "HTTPServer", "Hashing"]),
         // HTTPSourceTests stay here beside the stream tests whose fixtures they share; HTTPSource itself is in Remotes.

@@ -1,4 +1,5 @@
 import Foundation
+import TestProbes
 import Testing
 
 /// Every folder and file under `dir` (and `dir` itself) with its permission bits.

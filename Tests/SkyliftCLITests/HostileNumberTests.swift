@@ -3,6 +3,7 @@ import Foundation
 import HTTPServer
 import SkyliftCore
 import Synchronization
+import TestProbes
 import Testing
 
 /// A date whose year does not fit any calendar arithmetic: it used to end `serve`, `proxy` and `upload`.

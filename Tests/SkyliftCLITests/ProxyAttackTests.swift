@@ -3,6 +3,7 @@ import TestPrograms
 import Foundation
 import StorageServer
 import Synchronization
+import TestProbes
 import Testing
 
 /// A token-protected embedded cloud as the proxy's origin: its root holds `media/` (the prefix the proxy is
@@ -36,14 +37,6 @@ final class RecordingOrigin {
         server.stop()
         try? FileManager.default.removeItem(at: base)
     }
-}
-
-/// Writes `text` to a new file with `mode`, returning its path.
-func secretFile(_ dir: URL, _ name: String, _ text: String, mode: Int) throws -> String {
-    let url = dir.appendingPathComponent(name)
-    try Data(text.utf8).write(to: url)
-    try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: url.path)
-    return url.path
 }
 
 /// `skylift proxy` attacked as a web page, a local user or a hostile player would (issue 10, item 4).
@@ -162,23 +155,4 @@ func secretFile(_ dir: URL, _ name: String, _ text: String, mode: Int) throws ->
         #expect(line.hasPrefix("GET /clip%1B[31m%7F%C2%9Bx.bin%0d%0aFAKE 400 "))
         #expect(log.unicodeScalars.allSatisfy { $0 == "\n" || ($0.value >= 0x20 && $0.value < 0x7f) })
     }
-}
-
-/// Sends one raw HTTP/1.1 GET of `target` (bytes as given) with `headerLines` to 127.0.0.1:`port`; the
-/// status line back.
-func rawRequest(port: Int, target: String, headerLines: [String] = ["Host: 127.0.0.1"]) throws -> String {
-    let script = """
-    import socket, sys
-    s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
-    head = "".join(h + "\\r\\n" for h in sys.argv[3:]).encode()
-    s.sendall(b"GET " + sys.argv[2].encode("utf-8", "surrogateescape") + b" HTTP/1.1\\r\\n" + head + b"Connection: close\\r\\n\\r\\n")
-    data = b""
-    while True:
-        chunk = s.recv(65536)
-        if not chunk: break
-        data += chunk
-    print(data.split(b"\\r\\n")[0].decode())
-    """
-    return try run(try TestPrograms.python(), ["-c", script, String(port), target] + headerLines).out
-        .trimmingCharacters(in: .whitespacesAndNewlines)
 }

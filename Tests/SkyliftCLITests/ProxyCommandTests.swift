@@ -2,6 +2,7 @@ import Foundation
 import SkyliftCore
 import StorageServer
 import Synchronization
+import TestProbes
 import Testing
 import TestPrograms
 
@@ -281,17 +282,4 @@ func fetch(_ url: String, range: String? = nil, extra: [String] = []) throws -> 
         #expect(ended.errors.contains("GET /v/clip.webm 200"))
         #expect(!ended.errors.contains("nk-7"))
     }
-}
-
-/// Runs a program (from `TestPrograms`) to completion; stdout as text.
-func run(_ program: URL, _ args: [String]) throws -> (status: Int32, out: String) {
-    let p = Process()
-    p.executableURL = program
-    p.arguments = args
-    let pipe = Pipe()
-    p.standardOutput = pipe
-    try p.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
-    return (p.terminationStatus, String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
 }

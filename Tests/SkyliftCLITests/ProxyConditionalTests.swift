@@ -1,6 +1,7 @@
 import Foundation
 import SkyliftCore
 import StorageServer
+import TestProbes
 import Testing
 
 /// `skylift proxy` answers conditional requests from the validators it cached from the origin, by the same

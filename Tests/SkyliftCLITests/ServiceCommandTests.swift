@@ -1,5 +1,6 @@
 import Foundation
 @testable import SkyliftCLI
+import TestProbes
 import Testing
 import TestPrograms
 

@@ -4,6 +4,7 @@ import Foundation
 import SkyliftCore
 import StorageServer
 import Synchronization
+import TestProbes
 import Testing
 
 /// A `skylift watch` child with `--json` events read line by line.

@@ -1,5 +1,6 @@
 import TestPrograms
 import Foundation
+import TestProbes
 import Testing
 
 /// A real `skylift serve` child with a token over a temp root, for the web app's tests, and curl to talk to it.

@@ -1,4 +1,5 @@
 import Foundation
+import TestProbes
 import Testing
 
 /// `skylift serve` attacked by a web page (DNS rebinding), a local user reading argv, and a client sending

@@ -1,3 +1,4 @@
+import TestProbes
 import TestPrograms
 import Foundation
 

@@ -1,5 +1,6 @@
 import TestPrograms
 import Foundation
+import TestProbes
 import Testing
 
 /// A real `skylift serve` child over a temp root, beside an "outside" folder (a secret file and a subfolder)

@@ -1,5 +1,6 @@
 import TestPrograms
 import Foundation
+import TestProbes
 import Testing
 
 /// One writer per tus upload, attacked through the real `skylift serve` process: while a PATCH is in flight
