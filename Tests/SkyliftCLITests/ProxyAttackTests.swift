@@ -9,6 +9,7 @@ import Testing
 /// A token-protected embedded cloud as the proxy's origin: its root holds `media/` (the prefix the proxy is
 /// given) and, outside it, `secret.txt`. Every request line it receives is recorded.
 final class RecordingOrigin {
+    private let scratch: TempFolder
     let base: URL
     let root: URL
     let token = "origin-tok-\(UUID().uuidString)"
@@ -16,9 +17,9 @@ final class RecordingOrigin {
     private let log = RequestLog()
 
     init() throws {
-        base = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-attack-\(UUID().uuidString)")
-        root = base.appendingPathComponent("cloud")
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("media"), withIntermediateDirectories: true)
+        scratch = try TempFolder("attack")
+        base = scratch.url
+        root = try scratch.folder("cloud/media").deletingLastPathComponent()
         try Data("the secret outside the prefix".utf8).write(to: root.appendingPathComponent("secret.txt"))
         try Data("clip bytes".utf8).write(to: root.appendingPathComponent("media/clip.bin"))
         try Data("spaced".utf8).write(to: root.appendingPathComponent("media/a b.bin"))
@@ -33,10 +34,8 @@ final class RecordingOrigin {
 
     var requests: [String] { log.lines.withLock { $0 } }
 
-    func stop() {
-        server.stop()
-        try? FileManager.default.removeItem(at: base)
-    }
+    /// Stops the server; the folder goes with the origin.
+    func stop() { server.stop() }
 }
 
 /// `skylift proxy` attacked as a web page, a local user or a hostile player would (issue 10, item 4).

@@ -11,10 +11,8 @@ import Testing
     static let token = "ka-token-\(UUID().uuidString)"
 
     @Test func proxyServesManyRangesOnOneConnectionAndReusesItsOriginConnection() throws {
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-ka-proxy-\(UUID().uuidString)")
-        let root = base.appendingPathComponent("cloud")
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: base) }
+        let scratch = try TempFolder("ka-proxy"), base = scratch.url
+        let root = try scratch.folder("cloud")
         let data = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
         for i in 0..<5 { try Data(data).write(to: root.appendingPathComponent("clip\(i).mp4")) }
         let originRequests = Mutex(0)

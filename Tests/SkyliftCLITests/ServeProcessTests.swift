@@ -4,9 +4,7 @@ import Testing
 
 @Suite struct ServeProcessTests {
     @Test func defaultStoreTokenFileAndCleanStop() throws {
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-home-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: home) }
+        let scratch = try TempFolder("home"), home = scratch.url
         let env = ["HOME": home.path, "PATH": "/usr/bin:/bin"]
 
         let first = try ServeProcess(["--listen", "127.0.0.1:0", "--quiet"], environment: env)
@@ -38,9 +36,7 @@ import Testing
     }
 
     @Test func givenTokenIsNotEchoed() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-root-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: root) }
+        let scratch = try TempFolder("root"), root = scratch.url
         let serve = try ServeProcess(["--root", root.path, "--listen", "127.0.0.1:0", "--token", "s3cret-value"],
                                      environment: ["PATH": "/usr/bin:/bin"])
         let lines = serve.lines(3)
@@ -55,9 +51,7 @@ import Testing
     }
 
     @Test func warnsWhenTheTokenWouldCrossTheNetworkInClear() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-warn-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: root) }
+        let scratch = try TempFolder("warn"), root = scratch.url
         var logs: [String] = []
         for listen in ["0.0.0.0:0", "127.0.0.1:0"] {
             let serve = try ServeProcess(["--root", root.path, "--listen", listen, "--token", "t", "--quiet"],

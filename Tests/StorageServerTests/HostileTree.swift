@@ -7,6 +7,7 @@ import Testing
 /// that links in the root may point at. Every answer is kept, so a test can check that the secret never
 /// left the server and that the outside folder is byte-for-byte what it was.
 final class HostileTree {
+    private let scratch: TempFolder
     let base: URL
     let root: URL
     let outside: URL
@@ -23,7 +24,8 @@ final class HostileTree {
     }
 
     init() throws {
-        base = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-hostile-\(UUID().uuidString)")
+        scratch = try TempFolder("hostile")
+        base = scratch.url
         root = base.appendingPathComponent("root")
         outside = base.appendingPathComponent("outside")
         let fm = FileManager.default
@@ -48,7 +50,6 @@ final class HostileTree {
         while serve.process.isRunning && Date() < deadline { usleep(20_000) }
         if serve.process.isRunning { kill(serve.process.processIdentifier, SIGKILL) }
         serve.process.waitUntilExit()
-        try? FileManager.default.removeItem(at: base)
     }
 
     func file(_ relative: String) -> URL { root.appendingPathComponent(relative) }

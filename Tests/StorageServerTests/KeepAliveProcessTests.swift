@@ -11,10 +11,9 @@ import Testing
     static let auth = "Authorization: Bearer \(token)\r\n"
 
     /// A `skylift serve` child on a temp root, and the port it listens on.
-    func serve() throws -> (ServeProcess, port: UInt16, root: URL) {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-ka-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        let process = try ServeProcess(["--root", root.path, "--listen", "127.0.0.1:0", "--token", Self.token, "--quiet"],
+    func serve() throws -> (ServeProcess, port: UInt16, root: TempFolder) {
+        let root = try TempFolder("ka")
+        let process = try ServeProcess(["--root", root.url.path, "--listen", "127.0.0.1:0", "--token", Self.token, "--quiet"],
                                        environment: ["PATH": "/usr/bin:/bin"])
         let url = try #require(process.lines(3).first { $0.hasPrefix("  url:") })
         let port = try #require(url.split(separator: ":").last?.split(separator: "/").first.flatMap { UInt16($0) })
@@ -22,8 +21,8 @@ import Testing
     }
 
     @Test func serveAnswersAn401AndTheAuthorizedRetryOnOneConnection() throws {
-        let (process, port, root) = try serve()
-        defer { _ = process.terminate(); try? FileManager.default.removeItem(at: root) }
+        let (process, port, scratch) = try serve(), root = scratch.url
+        defer { _ = process.terminate() }
         let c = try RawConnection(port: port)
         // No credentials: 401 before the body is read; the small body is drained and the connection stays.
         try c.send("PUT /dav/a.txt HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n\r\n", body: Array("hello".utf8))
@@ -40,8 +39,8 @@ import Testing
     }
 
     @Test func servePipelinedRequestsAreAnsweredInOrder() throws {
-        let (process, port, root) = try serve()
-        defer { _ = process.terminate(); try? FileManager.default.removeItem(at: root) }
+        let (process, port, scratch) = try serve(), root = scratch.url
+        defer { _ = process.terminate() }
         try Data("first".utf8).write(to: root.appendingPathComponent("one.txt"))
         try Data("second!".utf8).write(to: root.appendingPathComponent("two.txt"))
         let c = try RawConnection(port: port)
@@ -59,8 +58,8 @@ import Testing
     }
 
     @Test func serveHTTP10KeepsTheConnectionOnlyWhenAsked() throws {
-        let (process, port, root) = try serve()
-        defer { _ = process.terminate(); try? FileManager.default.removeItem(at: root) }
+        let (process, port, scratch) = try serve(), root = scratch.url
+        defer { _ = process.terminate() }
         try Data("ten".utf8).write(to: root.appendingPathComponent("f.txt"))
         let c = try RawConnection(port: port)
         for _ in 0..<2 {
@@ -75,8 +74,8 @@ import Testing
     }
 
     @Test func serveEarly413WithAnUnreadBodyKeepsTheConnection() throws {
-        let (process, port, root) = try serve()
-        defer { _ = process.terminate(); try? FileManager.default.removeItem(at: root) }
+        let (process, port, scratch) = try serve()
+        defer { _ = process.terminate(); withExtendedLifetime(scratch) {} }
         let c = try RawConnection(port: port)
         try c.send("POST /dav/ HTTP/1.1\r\nHost: t\r\n\(Self.auth)Tus-Resumable: 1.0.0\r\nUpload-Length: 5\r\n"
             + "Upload-Metadata: filename \(Data("t.bin".utf8).base64EncodedString())\r\nContent-Length: 0\r\n\r\n")
@@ -95,9 +94,7 @@ import Testing
     }
 
     @Test func pastTheLimitAClientGets503AndIdleConnectionsClose() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-ka-limit-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: root) }
+        let scratch = try TempFolder("ka-limit"), root = scratch.url
         try Data("x".utf8).write(to: root.appendingPathComponent("x"))
         let server = try StorageServer(configuration: StorageConfiguration(root: root, token: nil, connectionLimit: 2, idleTimeout: 2))
         try server.start()

@@ -19,9 +19,7 @@ import TestPrograms
     }
 
     @Test func tusUploadSurvivesKillNineMidPatch() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-kill-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: root) }
+        let scratch = try TempFolder("kill"), root = scratch.url
         let data = randomBytes(3_000_000)
         let source = try tempFile(data)
         defer { try? FileManager.default.removeItem(at: source) }
