@@ -57,7 +57,7 @@ final class RecordingOrigin {
         for host in ["evil.example", "evil.example:\(port)", "127.0.0.1.evil.example", "localhost.evil.example", "[::2]"] {
             #expect(try curlStatus(["-H", "Host: \(host)", base + "/clip.bin"]) == "421", "\(host)")
         }
-        let body = try run(try TestPrograms.path("curl"), ["-s", "-H", "Host: evil.example", base + "/clip.bin"]).out
+        let body = try runForOutput(try TestPrograms.path("curl"), ["-s", "-H", "Host: evil.example", base + "/clip.bin"]).out
         #expect(body.contains("--allow-host NAME"))
         // Malformed, repeated or (on HTTP/1.1) missing Host: 400.
         #expect(try curlStatus(["-H", "Host: a b", base + "/clip.bin"]) == "400")

@@ -223,8 +223,8 @@ func fetch(_ url: String, range: String? = nil, extra: [String] = []) throws -> 
         let data = Array((try FileHandle(forReadingFrom: URL(fileURLWithPath: "/dev/urandom")).read(upToCount: 1_234_567))!)
         try Data(data).write(to: www.appendingPathComponent("v/clip.webm"))
         // nginx's workers run unprivileged.
-        _ = try run(TestPrograms.path("chmod"), ["-R", "a+rwX", work.path])
-        let port = try run(TestPrograms.python(), ["-c",
+        _ = try runForOutput(TestPrograms.path("chmod"), ["-R", "a+rwX", work.path])
+        let port = try runForOutput(TestPrograms.python(), ["-c",
             "import socket; s=socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])"]).out
         let conf = work.appendingPathComponent("nginx.conf")
         try """

@@ -51,7 +51,7 @@ final class TLSCloud {
 
 /// Runs openssl (Debian `openssl`) with `args`; its exit status and stdout.
 func openssl(_ args: [String]) throws -> (status: Int32, out: String) {
-    try run(try TestPrograms.path("openssl"), args)
+    try runForOutput(try TestPrograms.path("openssl"), args)
 }
 
 @Suite struct ServeTLSTests {
@@ -78,7 +78,7 @@ func openssl(_ args: [String]) throws -> (status: Int32, out: String) {
                                                "sha256//AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="]) == "000")
 
         // The sign-in link sets a Secure cookie over TLS.
-        let signIn = try run(try TestPrograms.path("curl"), ["-s", "-i", "--cacert", cloud.certificate.path,
+        let signIn = try runForOutput(try TestPrograms.path("curl"), ["-s", "-i", "--cacert", cloud.certificate.path,
                                                              cloud.url.replacingOccurrences(of: "/dav/", with: "/?token=\(cloud.token)")])
         let cookie = signIn.out.split(whereSeparator: \.isNewline).first { $0.lowercased().hasPrefix("set-cookie:") } ?? ""
         #expect(cookie.contains("HttpOnly") && cookie.contains("; Secure"), "\(signIn.out)")

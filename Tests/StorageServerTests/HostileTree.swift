@@ -74,7 +74,7 @@ final class HostileTree {
     /// `path` is below `/dav/`, or absolute when it starts with `/`.
     @discardableResult
     func send(_ method: String, _ path: String, _ headers: [String] = [], body: String? = nil) throws -> Answer {
-        let text = try run(try TestPrograms.path("curl"), ["-s", "--path-as-is", "--max-time", "10", "-X", method, "-w", "\n%{http_code}"]
+        let text = try runForOutput(try TestPrograms.path("curl"), ["-s", "--path-as-is", "--max-time", "10", "-X", method, "-w", "\n%{http_code}"]
             + (method == "HEAD" ? ["-I"] : []) + headers.flatMap { ["-H", $0] } + (body.map { ["--data-binary", $0] } ?? [])
             + [path.hasPrefix("/") ? String(url.dropLast("/dav/".count)) + path : url + path]).out
         // -w appended "\n<status>": the body is everything before that last newline.

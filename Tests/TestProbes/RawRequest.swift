@@ -16,6 +16,6 @@ public func rawRequest(port: Int, target: String, headerLines: [String] = ["Host
         data += chunk
     print(data.split(b"\\r\\n")[0].decode())
     """
-    return try run(try TestPrograms.python(), ["-c", script, String(port), target] + headerLines).out
+    return try runForOutput(try TestPrograms.python(), ["-c", script, String(port), target] + headerLines).out
         .trimmingCharacters(in: .whitespacesAndNewlines)
 }

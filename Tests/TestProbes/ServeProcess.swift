@@ -13,7 +13,7 @@ public final class ServeProcess {
         process.environment = environment
         process.standardOutput = stdout
         if let errors {
-            FileManager.default.createFile(atPath: errors.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
             process.standardError = try FileHandle(forWritingTo: errors)
         } else {
             process.standardError = stderr

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Runs a program (from `TestPrograms`) to completion; stdout as text.
-public func run(_ program: URL, _ args: [String]) throws -> (status: Int32, out: String) {
+public func runForOutput(_ program: URL, _ args: [String]) throws -> (status: Int32, out: String) {
     let p = Process()
     p.executableURL = program
     p.arguments = args
