@@ -69,26 +69,28 @@ let package = Package(
         .executableTarget(name: "skylift", dependencies: ["SkyliftCLI"], plugins: ["CommitStamp"]),
         .executableTarget(name: "BlobStreamBench", dependencies: ["BlobStream", "HTTPClient", "HTTPServer"], path: "bench/blobstream/BlobStreamBench"),
 
-        // Probes for attack tests (a file that must not be opened, a listener that must not be contacted).
+        // Test support shared by the test targets: `TempFolder` (every test's scratch folder), probes for attack tests
+        // (a file that must not be opened, a listener that must not be contacted), the S3 peers, and the built
+        // `skylift` run as a child (`ServeProcess`, `skyliftBinary()`).
         .target(name: "TestProbes", dependencies: ["TestPrograms"], path: "Tests/TestProbes"),
         // Test support: the one way tests find programs (curl, nginx, python3 …), listed in scripts/test-programs.txt.
         .target(name: "TestPrograms", path: "Tests/TestPrograms"),
         .testTarget(name: "SkyliftCoreTests", dependencies: ["SkyliftCore", "TestProbes"]),
-        .testTarget(name: "SkyliftSystemTests", dependencies: ["SkyliftSystem"]),
+        .testTarget(name: "SkyliftSystemTests", dependencies: ["SkyliftSystem", "TestProbes"]),
         .testTarget(name: "HashingTests", dependencies: ["Hashing", "SkyliftCore"]),
         .testTarget(name: "CertificatesTests", dependencies: ["Certificates"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestPrograms"]),
-        .testTarget(name: "WebAppTests", dependencies: ["WebApp", "Hashing", "TestPrograms"], exclude: ["browser"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestProbes", "TestPrograms"]),
+        .testTarget(name: "WebAppTests", dependencies: ["WebApp", "Hashing", "TestProbes", "TestPrograms"], exclude: ["browser"]),
         .testTarget(name: "StorageServerTests", dependencies: ["StorageServer", "Hashing", "TestProbes", "TestPrograms"]),
-        .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "URLSessionHTTP", "HTTPServer", "Hashing"]),
+        .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "URLSessionHTTP", "HTTPServer", "Hashing", "TestProbes"]),
         // HTTPSourceTests stay here beside the stream tests whose fixtures they share; HTTPSource itself is in Remotes.
-        .testTarget(name: "BlobStreamTests", dependencies: ["BlobStream", "Remotes", "HTTPClient", "StorageServer"]),
+        .testTarget(name: "BlobStreamTests", dependencies: ["BlobStream", "Remotes", "HTTPClient", "StorageServer", "TestProbes"]),
         .testTarget(name: "RemotesTests", dependencies: ["Remotes", "StorageServer", "Uploads", "RangeCache", "TestProbes", "TestPrograms"]),
         .testTarget(name: "UploadsTests", dependencies: ["Uploads", "StorageServer", "TestProbes", "TestPrograms"]),
-        .testTarget(name: "RangeCacheTests", dependencies: ["RangeCache", "StorageServer"]),
-        .testTarget(name: "StreamProxyTests", dependencies: ["StreamProxy", "StorageServer", "TestPrograms"]),
-        .testTarget(name: "FolderWatchTests", dependencies: ["FolderWatch"]),
-        .testTarget(name: "AutoUploadTests", dependencies: ["AutoUpload", "StorageServer"]),
+        .testTarget(name: "RangeCacheTests", dependencies: ["RangeCache", "StorageServer", "TestProbes"]),
+        .testTarget(name: "StreamProxyTests", dependencies: ["StreamProxy", "StorageServer", "TestProbes", "TestPrograms"]),
+        .testTarget(name: "FolderWatchTests", dependencies: ["FolderWatch", "TestProbes"]),
+        .testTarget(name: "AutoUploadTests", dependencies: ["AutoUpload", "StorageServer", "TestProbes"]),
         .testTarget(name: "SkyliftCLITests", dependencies: ["SkyliftCLI", "TestProbes", "TestPrograms"]),
     ],
     swiftLanguageModes: [.v6]

@@ -3,12 +3,14 @@ import FolderWatch
 import SkyliftCore
 import StorageServer
 import Synchronization
+import TestProbes
 import Uploads
 @testable import AutoUpload
 
 /// A real embedded StorageServer on a free loopback port, a watched temp folder and a state folder.
 final class AgentHarness: Sendable {
     static let token = "watch-test-token"
+    private let scratch: TempFolder
     let watched: URL
     let state: URL
     let store: URL
@@ -16,11 +18,10 @@ final class AgentHarness: Sendable {
     private let server = Mutex<StorageServer?>(nil)
 
     init() throws {
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("agent-\(UUID().uuidString)")
-        watched = base.appendingPathComponent("watched")
-        state = base.appendingPathComponent("state")
-        store = base.appendingPathComponent("store")
-        for dir in [watched, state, store] { try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true) }
+        scratch = try TempFolder("agent")
+        watched = try scratch.folder("watched")
+        state = try scratch.folder("state")
+        store = try scratch.folder("store")
         let config = StorageConfiguration(root: store, token: Self.token, accessLog: Logger(label: "access") { [accessLog] in accessLog.append($0) })
         let s = try StorageServer(configuration: config, host: "127.0.0.1", port: 0)
         try s.start()
@@ -68,10 +69,7 @@ final class AgentHarness: Sendable {
     /// Requests that carry file bytes or start an upload (POST, PATCH, PUT) seen by the server.
     var writes: Int { accessLog.all.filter { $0.hasPrefix("POST ") || $0.hasPrefix("PATCH ") || $0.hasPrefix("PUT ") }.count }
 
-    deinit {
-        server.withLock { $0?.stop() }
-        try? FileManager.default.removeItem(at: watched.deletingLastPathComponent())
-    }
+    deinit { server.withLock { $0?.stop() } }
 }
 
 /// An agent running in a task, with its events collected.

@@ -1,12 +1,19 @@
 import Foundation
 import FolderWatch
+import TestProbes
 import Testing
 import Uploads
 @testable import AutoUpload
 
 /// The watch queue's row as the engine's resume record, on a real SQLite file.
 @Suite struct QueueResumeStateTests {
-    let state = FileManager.default.temporaryDirectory.appendingPathComponent("qr-\(UUID().uuidString)")
+    /// Made by the queue (or the test); one per test, removed after it.
+    let scratch: TempFolder
+    var state: URL { scratch.url }
+
+    init() throws {
+        scratch = try TempFolder("qr", create: false)
+    }
 
     func record(token: String?, identity: String = "dev:1 ino:7", destination: String = "s3://b/clip.mov",
                 completed: Bool = false, etag: String? = nil) -> ResumeRecord {
@@ -15,7 +22,6 @@ import Uploads
     }
 
     @Test func theRowKeepsTheRecordAcrossAKilledProcessAndAMove() async throws {
-        defer { try? FileManager.default.removeItem(at: state) }
         let snapshot = FileSnapshot(path: "clip.mov", size: 1000, mtimeNanoseconds: 5, inode: 7)
         do {
             let queue = try UploadQueue(stateDirectory: state, root: "/w")
@@ -47,7 +53,6 @@ import Uploads
     }
 
     @Test func aRowThatIsNotUploadingHoldsNoRecord() async throws {
-        defer { try? FileManager.default.removeItem(at: state) }
         let queue = try UploadQueue(stateDirectory: state, root: "/w")
         let snapshot = FileSnapshot(path: "a.jpg", size: 1000, mtimeNanoseconds: 5, inode: 7)
         try await queue.enqueue(snapshot)

@@ -1,11 +1,18 @@
 import Foundation
 import FolderWatch
+import TestProbes
 import Testing
 @testable import AutoUpload
 
 /// The durable queue on a real SQLite file in a temporary state folder.
 @Suite struct UploadQueueTests {
-    let state = FileManager.default.temporaryDirectory.appendingPathComponent("aq-\(UUID().uuidString)")
+    /// Made by the queue (or the test); one per test, removed after it.
+    let scratch: TempFolder
+    var state: URL { scratch.url }
+
+    init() throws {
+        scratch = try TempFolder("aq", create: false)
+    }
 
     func snap(_ path: String, _ size: Int64, mtime: Int64 = 100, inode: UInt64 = 1) -> FileSnapshot {
         FileSnapshot(path: path, size: size, mtimeNanoseconds: mtime, inode: inode)

@@ -1,12 +1,19 @@
 import Foundation
 import FolderWatch
 import SkyliftCore
+import TestProbes
 import Testing
 @testable import AutoUpload
 
 /// Files waiting for space in the durable queue, on a real SQLite file; and a queue made before that state.
 @Suite struct UploadQueueWaitingTests {
-    let state = FileManager.default.temporaryDirectory.appendingPathComponent("aqw-\(UUID().uuidString)")
+    /// Made by the queue (or the test); one per test, removed after it.
+    let scratch: TempFolder
+    var state: URL { scratch.url }
+
+    init() throws {
+        scratch = try TempFolder("aqw", create: false)
+    }
 
     /// The table as queues were made before the `waiting` state: its CHECK does not allow it.
     func makeOldQueue() throws {
@@ -36,7 +43,6 @@ import Testing
     }
 
     @Test func anOldQueueTakesTheWaitingStateAndKeepsItsRows() async throws {
-        defer { try? FileManager.default.removeItem(at: state) }
         try makeOldQueue()
         let queue = try UploadQueue(stateDirectory: state, root: "/watched")
         let claimed = try #require(try await queue.claimNext())

@@ -2,6 +2,7 @@
 import Foundation
 import Hashing
 import Synchronization
+import TestProbes
 import Testing
 
 /// Serves bytes and remembers the furthest byte any read asked for.
@@ -25,7 +26,7 @@ final class WatchedSource: BlobSource {
 
 @Suite struct BlobChunksTests {
     @Test func chunksReassembleTheFile() async throws {
-        let dir = try TempDir()
+        let dir = try TempFolder("blobstream")
         let (path, bytes) = try dir.randomFile("chunks.bin", count: 1_000_001)
         var got: [UInt8] = []
         var sizes: [Int] = []
@@ -61,7 +62,7 @@ final class WatchedSource: BlobSource {
     }
 
     @Test func digestMatchesAOneShotHash() async throws {
-        let dir = try TempDir()
+        let dir = try TempFolder("blobstream")
         let (path, bytes) = try dir.randomFile("digest.bin", count: 777_777)
         let digest = try await BlobDigest.compute(of: FileSource(path: path), chunkSize: 100_000)
         #expect(digest == Digest.hash(.sha256, bytes))

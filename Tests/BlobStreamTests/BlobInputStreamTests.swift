@@ -1,6 +1,7 @@
 @testable import BlobStream
 import Foundation
 import Synchronization
+import TestProbes
 import Testing
 
 /// Records every event with the stream's status at that moment and the thread it arrived on.
@@ -41,7 +42,7 @@ final class EventLog: NSObject, StreamDelegate, @unchecked Sendable {
 
 @Suite struct BlobInputStreamTests {
     @Test func syncModeFromABackgroundThread() async throws {
-        let dir = try TempDir()
+        let dir = try TempFolder("blobstream")
         let (path, bytes) = try dir.randomFile("sync.bin", count: 700_001)
         let result = await onThread { () -> ([UInt8], Int, Stream.Status, Stream.Status) in
             let stream = BlobInputStream(source: FileSource(path: path))
@@ -59,7 +60,7 @@ final class EventLog: NSObject, StreamDelegate, @unchecked Sendable {
     }
 
     @Test func offsetBeforeAndAfterOpen() throws {
-        let dir = try TempDir()
+        let dir = try TempFolder("blobstream")
         let (path, bytes) = try dir.randomFile("offset.bin", count: 300_000)
         let stream = BlobInputStream(source: FileSource(path: path), blockSize: 50_000)
         #expect(setOffset(stream, 123_456))
@@ -82,7 +83,7 @@ final class EventLog: NSObject, StreamDelegate, @unchecked Sendable {
     }
 
     @Test func offsetPastTheEndFailsAtOpen() throws {
-        let dir = try TempDir()
+        let dir = try TempFolder("blobstream")
         let (path, _) = try dir.randomFile("short.bin", count: 100)
         let stream = BlobInputStream(source: FileSource(path: path))
         setOffset(stream, 101)
@@ -107,7 +108,7 @@ final class EventLog: NSObject, StreamDelegate, @unchecked Sendable {
     }
 
     @Test func asyncModeEventOrderOnAQueue() throws {
-        let dir = try TempDir()
+        let dir = try TempFolder("blobstream")
         let (path, bytes) = try dir.randomFile("async.bin", count: 500_000)
         let gated = GatedSource(FileSource(path: path))
         let stream = BlobInputStream(source: gated, mode: .asynchronous(events: DispatchQueue(label: "events")), blockSize: 65536)

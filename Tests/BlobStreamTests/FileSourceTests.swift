@@ -1,10 +1,11 @@
 @testable import BlobStream
 import Foundation
+import TestProbes
 import Testing
 
 @Suite struct FileSourceTests {
     @Test func tenThousandRandomReadsAreByteExact() throws {
-        let dir = try TempDir()
+        let dir = try TempFolder("blobstream")
         let (path, bytes) = try dir.randomFile("random.bin", count: 1_000_003)
         var rng = SplitMix(seed: 7)
         var stream: BlobInputStream?
@@ -35,7 +36,7 @@ import Testing
     }
 
     @Test func missingFileNamesThePath() async throws {
-        let dir = try TempDir()
+        let dir = try TempFolder("blobstream")
         let path = dir.url.appendingPathComponent("nope.bin").path
         await #expect(throws: BlobStreamError.notFound(path: path)) { try await FileSource(path: path).open() }
         let stream = BlobInputStream(source: FileSource(path: path))
@@ -48,12 +49,12 @@ import Testing
     }
 
     @Test func directoryIsRejected() async throws {
-        let dir = try TempDir()
+        let dir = try TempFolder("blobstream")
         await #expect(throws: BlobStreamError.isDirectory(path: dir.url.path)) { try await FileSource(path: dir.url.path).open() }
     }
 
     @Test func fifoIsNotARegularFile() async throws {
-        let dir = try TempDir()
+        let dir = try TempFolder("blobstream")
         let path = dir.url.appendingPathComponent("pipe").path
         #expect(mkfifo(path, 0o600) == 0)
         await #expect(throws: BlobStreamError.notRegularFile(path: path)) { try await FileSource(path: path).open() }
@@ -61,14 +62,14 @@ import Testing
 
     // Root (which the test suite runs as) reads mode-000 files anyway, so this case can only run unprivileged.
     @Test(.enabled(if: getuid() != 0)) func unreadableFileIsPermissionDenied() async throws {
-        let dir = try TempDir()
+        let dir = try TempFolder("blobstream")
         let (path, _) = try dir.randomFile("secret.bin", count: 10)
         try FileManager.default.setAttributes([.posixPermissions: 0], ofItemAtPath: path)
         await #expect(throws: BlobStreamError.permissionDenied(path: path)) { try await FileSource(path: path).open() }
     }
 
     @Test func shrinkingFileFailsInsteadOfEndingShort() throws {
-        let dir = try TempDir()
+        let dir = try TempFolder("blobstream")
         let (path, bytes) = try dir.randomFile("shrink.bin", count: 1 << 20)
         let stream = BlobInputStream(source: FileSource(path: path), blockSize: 64 * 1024)
         stream.open()
@@ -83,7 +84,7 @@ import Testing
     }
 
     @Test func fileModifiedInPlaceWhileReadingFails() throws {
-        let dir = try TempDir()
+        let dir = try TempFolder("blobstream")
         let (path, _) = try dir.randomFile("edit.bin", count: 300_000)
         let stream = BlobInputStream(source: FileSource(path: path), blockSize: 64 * 1024)
         stream.open()
@@ -97,7 +98,7 @@ import Testing
     }
 
     @Test func expectedIdentityPinsTheVersion() async throws {
-        let dir = try TempDir()
+        let dir = try TempFolder("blobstream")
         let (path, _) = try dir.randomFile("pinned.bin", count: 1000)
         let info = try await FileSource(path: path).open()
         #expect(try await FileSource(path: path, expectedIdentity: info.identity).open() == info)

@@ -1,5 +1,6 @@
 import BlobStream
 import Foundation
+import TestProbes
 import Testing
 
 /// A wrapper that only counts: everything but `read` comes from ForwardingInputStream.
@@ -44,7 +45,7 @@ private final class CountingStream: ForwardingInputStream {
     }
 
     @Test func aFailingBaseStreamFailsTheWrapper() async throws {
-        let dir = try TempDir()
+        let dir = try TempFolder("blobstream")
         let missing = dir.url.appendingPathComponent("gone.bin").path
         let (status, error, n) = await onThread { () -> (Stream.Status, String?, Int) in
             let stream = CountingStream(base: BlobInputStream(source: FileSource(path: missing)))

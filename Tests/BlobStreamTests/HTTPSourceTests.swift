@@ -7,6 +7,7 @@ import HTTPServer
 import SkyliftCore
 import StorageServer
 import Synchronization
+import TestProbes
 import Testing
 
 @Suite struct HTTPSourceTests {
@@ -187,7 +188,7 @@ import Testing
     }
 
     @Test func readsFromTheEmbeddedCloud() async throws {
-        let dir = try TempDir()
+        let dir = try TempFolder("blobstream")
         let root = dir.url.appendingPathComponent("root")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         try Data(bytes).write(to: root.appendingPathComponent("clip.bin"))

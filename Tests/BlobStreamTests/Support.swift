@@ -6,16 +6,9 @@ import FoundationNetworking
 import Hashing
 import HTTPServer
 import Synchronization
+import TestProbes
 
-/// A temporary directory removed when the value goes away.
-final class TempDir {
-    let url: URL
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("blobstream-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-    deinit { try? FileManager.default.removeItem(at: url) }
-
+extension TempFolder {
     /// Writes `count` pseudo-random bytes (seeded) and returns the path and the bytes.
     func randomFile(_ name: String, count: Int, seed: UInt64 = 42) throws -> (path: String, bytes: [UInt8]) {
         var rng = SplitMix(seed: seed)

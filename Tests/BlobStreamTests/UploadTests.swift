@@ -5,13 +5,14 @@ import FoundationNetworking
 #endif
 import Hashing
 import HTTPServer
+import TestProbes
 import Testing
 
 /// URLSession PUTs of a BlobInputStream to a real server on loopback.
 @Suite struct UploadTests {
     @Test(arguments: [Int64(0), 1_234_567])
     func urlSessionPutIsByteExact(offset: Int64) async throws {
-        let dir = try TempDir()
+        let dir = try TempFolder("blobstream")
         let (path, bytes) = try dir.randomFile("upload.bin", count: 3_000_000)
         let server = HTTPServer(configuration: .init(), handler: DigestingHandler())
         try server.start()
@@ -27,7 +28,7 @@ import Testing
     }
 
     @Test func fileShrinkingDuringTheUploadFailsTheUpload() async throws {
-        let dir = try TempDir()
+        let dir = try TempFolder("blobstream")
         let (path, bytes) = try dir.randomFile("shrinks.bin", count: 3_000_000)
         let handler = DigestingHandler()
         let server = HTTPServer(configuration: .init(), handler: handler)

@@ -3,6 +3,7 @@ import SkyliftSystem
 import Dispatch
 import Foundation
 import Glibc
+import TestProbes
 import Testing
 @testable import FolderWatch
 
@@ -140,9 +141,7 @@ import Testing
     }
 
     @Test func renamesArePairedNotReuploaded() async throws {
-        let outside = FileManager.default.temporaryDirectory.appendingPathComponent("fw-out-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: outside) }
+        let scratch = try TempFolder("fw-out"), outside = scratch.url
         let h = try WatchHarness { root in
             try FileManager.default.createDirectory(at: root.appendingPathComponent("album"), withIntermediateDirectories: true)
             try Data("p".utf8).write(to: root.appendingPathComponent("album/p.jpg"))

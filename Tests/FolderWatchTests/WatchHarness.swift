@@ -1,10 +1,12 @@
 import Dispatch
 import Foundation
 import Synchronization
+import TestProbes
 @testable import FolderWatch
 
 /// A temporary folder plus a running watcher whose events are collected for assertions.
 final class WatchHarness: Sendable {
+    private let scratch: TempFolder
     let root: URL
     let watcher: FolderWatcher
     private let reader: Task<Void, Never>
@@ -13,8 +15,8 @@ final class WatchHarness: Sendable {
          prepare: (URL) throws -> Void = { _ in },
          fileSystem: ((String) -> any FileSystemAccess)? = nil,
          backend: ((String, DispatchQueue) throws(WatchError) -> any WatchBackend)? = nil) throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("fw-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        scratch = try TempFolder("fw")
+        let root = scratch.url
         try prepare(root)
         self.root = root
         let config = WatchConfiguration(root: root, settle: settle, maxWait: maxWait, ignore: try IgnoreRules(ignore),
@@ -78,7 +80,6 @@ final class WatchHarness: Sendable {
     deinit {
         watcher.stop()
         reader.cancel()
-        try? FileManager.default.removeItem(at: root)
     }
 }
 

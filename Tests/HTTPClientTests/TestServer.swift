@@ -1,6 +1,7 @@
 import Foundation
 import Hashing
 import HTTPClient
+import TestProbes
 import URLSessionHTTP
 import HTTPServer
 import Synchronization
@@ -138,27 +139,26 @@ struct TestHandler: HTTPHandler {
     }
 }
 
-/// A loopback server with `TestHandler` and a scratch directory, torn down by `stop()`.
+/// A loopback server with `TestHandler` and a scratch directory; `stop()` stops the server.
 final class TestServer {
     let probe = ServerProbe()
+    private let scratch: TempFolder
     let directory: URL
     let server: HTTPServer
     /// What `/file` serves.
     var file: URL { directory.appendingPathComponent("blob") }
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("httpclient-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        scratch = try TempFolder("httpclient")
+        directory = scratch.url
         server = HTTPServer(configuration: .init(), handler: TestHandler(probe: probe, file: directory.appendingPathComponent("blob")))
         try server.start()
     }
 
     func url(_ path: String) -> URL { URL(string: server.baseURL + path)! }
 
-    func stop() {
-        server.stop()
-        try? FileManager.default.removeItem(at: directory)
-    }
+    /// Stops the server; the directory goes with this.
+    func stop() { server.stop() }
 }
 
 /// Which transport a parameterized test runs against.

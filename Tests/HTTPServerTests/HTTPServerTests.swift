@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import TestProbes
 import Testing
 import TestPrograms
 
@@ -82,9 +83,7 @@ func connects(_ args: [String]) throws -> String {
 
 @Suite struct HTTPServerTests {
     func withServer(_ body: (HTTPServer) throws -> Void) throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = try TempFolder("httpserver"), dir = scratch.url
         let file = dir.appendingPathComponent("f")
         try Data("0123456789".utf8).write(to: file)
         let server = HTTPServer(configuration: .init(connectionMemory: 64 * 1024), handler: ProbeHandler(fileURL: file))

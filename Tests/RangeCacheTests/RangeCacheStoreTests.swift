@@ -1,6 +1,7 @@
 import Foundation
 import RangeCache
 import SkyliftCore
+import TestProbes
 import Testing
 
 @Suite struct RangeCacheStoreTests {
@@ -12,7 +13,7 @@ import Testing
     let info = ContentInfo(length: 10 * 4096 + 100, contentType: "video/mp4", etag: "\"v1\"")
 
     @Test func storedBlocksReadBackAndCoalesce() throws {
-        let dir = try TempDir()
+        let dir = try TempFolder("rangecache")
         let cache = try RangeCache(configuration: config(dir.url))
         let bytes = patternBytes(Int(info.length!), seed: 1)
         let entry = try cache.prepare(key, info: info)
@@ -32,7 +33,7 @@ import Testing
     }
 
     @Test func committedBlocksSurviveReopenUncommittedDoNot() throws {
-        let dir = try TempDir()
+        let dir = try TempFolder("rangecache")
         let bytes = patternBytes(Int(info.length!), seed: 2)
         do {
             let cache = try RangeCache(configuration: config(dir.url))
@@ -41,7 +42,7 @@ import Testing
             cache.commit(key)
             try cache.storeBlocks(entry, bytes, [4, 5])
             // A copy of the directory now is what a crash would leave: the map names only blocks 0 and 1.
-            let crashed = dir.path("crashed")
+            let crashed = dir.appending("crashed")
             try FileManager.default.copyItem(at: dir.url.appendingPathComponent("resources"),
                                              to: crashed.appendingPathComponent("resources"))
             try FileManager.default.copyItem(at: dir.url.appendingPathComponent("FORMAT"),
@@ -70,16 +71,16 @@ import Testing
     }
 
     @Test func corruptBlockIsDroppedOnRead() throws {
-        let dir = try TempDir()
+        let dir = try TempFolder("rangecache")
         let bytes = patternBytes(Int(info.length!), seed: 3)
         do {
             let cache = try RangeCache(configuration: config(dir.url))
             try cache.storeBlocks(try cache.prepare(key, info: info), bytes, 0..<4)
             cache.close()
         }
-        let data = try #require(try FileManager.default.contentsOfDirectory(atPath: dir.path("resources").path)
+        let data = try #require(try FileManager.default.contentsOfDirectory(atPath: dir.appending("resources").path)
             .first { $0.hasSuffix(".data") })
-        let handle = try FileHandle(forUpdating: dir.path("resources/" + data))
+        let handle = try FileHandle(forUpdating: dir.appending("resources/" + data))
         try handle.seek(toOffset: 2 * 4096 + 17)
         handle.write(Data([bytes[2 * 4096 + 17] ^ 0xFF]))
         try handle.close()
@@ -97,7 +98,7 @@ import Testing
     }
 
     @Test func damagedMapsAndOldFormatsAreRebuilt() throws {
-        let dir = try TempDir()
+        let dir = try TempFolder("rangecache")
         do {
             let cache = try RangeCache(configuration: config(dir.url))
             let other = CacheKey(url: URL(string: "http://origin.test/b")!)
@@ -105,10 +106,10 @@ import Testing
             _ = try cache.prepare(other, info: ContentInfo(length: 10))
             cache.close()
         }
-        let maps = try FileManager.default.contentsOfDirectory(atPath: dir.path("resources").path).filter { $0.hasSuffix(".map") }
+        let maps = try FileManager.default.contentsOfDirectory(atPath: dir.appending("resources").path).filter { $0.hasSuffix(".map") }
         #expect(maps.count == 2)
         // Truncate one map: that entry goes, the other stays.
-        let victim = dir.path("resources/" + maps[0])
+        let victim = dir.appending("resources/" + maps[0])
         let original = try Data(contentsOf: victim)
         try original.prefix(original.count - 3).write(to: victim)
         do {
@@ -117,17 +118,17 @@ import Testing
             #expect(kept.count == 1)
             cache.close()
         }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path("resources").path).count == 2)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.appending("resources").path).count == 2)
         // A directory from another format version is emptied and reused.
-        try Data("skylift-range-cache 0\n".utf8).write(to: dir.path("FORMAT"))
+        try Data("skylift-range-cache 0\n".utf8).write(to: dir.appending("FORMAT"))
         let cache = try RangeCache(configuration: config(dir.url))
         #expect(cache.lookup(key) == nil)
         #expect(cache.usedBytes == 0)
-        #expect(try String(contentsOf: dir.path("FORMAT"), encoding: .utf8) == "skylift-range-cache 1\n")
+        #expect(try String(contentsOf: dir.appending("FORMAT"), encoding: .utf8) == "skylift-range-cache 1\n")
     }
 
     @Test func secondOwnerIsRefused() throws {
-        let dir = try TempDir()
+        let dir = try TempFolder("rangecache")
         let first = try RangeCache(configuration: config(dir.url))
         #expect(throws: RangeCacheError.locked(directory: dir.url.path)) { try RangeCache(configuration: config(dir.url)) }
         let message = "\(RangeCacheError.locked(directory: dir.url.path))"
@@ -144,7 +145,7 @@ import Testing
     }
 
     @Test func evictionIsLRUAndSparesPins() throws {
-        let dir = try TempDir()
+        let dir = try TempFolder("rangecache")
         let cache = try RangeCache(configuration: config(dir.url, maxSize: 6 * 4096))
         let small = ContentInfo(length: 4 * 4096, etag: "\"s\"")
         let keys = (0..<3).map { CacheKey(url: URL(string: "http://origin.test/\($0)")!) }
@@ -186,9 +187,9 @@ import Testing
     /// Files of removed and evicted entries are deleted after the cache-wide lock is released; a new version
     /// of a key gets fresh files, never the dropped version's bytes.
     @Test func removedAndEvictedEntriesLeaveNoFiles() throws {
-        let dir = try TempDir()
+        let dir = try TempFolder("rangecache")
         let cache = try RangeCache(configuration: config(dir.url, maxSize: 6 * 4096, commit: 1))
-        let resources = dir.path("resources").path
+        let resources = dir.appending("resources").path
         func files() throws -> Set<String> { Set(try FileManager.default.contentsOfDirectory(atPath: resources)) }
         let small = ContentInfo(length: 4 * 4096, etag: "\"s\"")
         let keys = (0..<3).map { CacheKey(url: URL(string: "http://origin.test/\($0)")!) }

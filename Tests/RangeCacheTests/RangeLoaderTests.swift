@@ -4,6 +4,7 @@ import RangeCache
 import SkyliftCore
 import StorageServer
 import Synchronization
+import TestProbes
 import Testing
 
 /// Log lines gathered from any thread.
@@ -21,7 +22,7 @@ final class Lines: Sendable {
 /// A StorageServer over a temp root, with token auth, logging each request.
 final class Cloud {
     static let token = "tok-\(UUID().uuidString.prefix(8))"
-    let root = try! TempDir()
+    let root = try! TempFolder("rangecache")
     let access = Lines()
     let server: StorageServer
     init() throws {
@@ -32,22 +33,22 @@ final class Cloud {
     deinit { server.stop() }
     func put(_ name: String, _ bytes: [UInt8]) throws {
         // Write then rename: a new inode, so a replaced file always gets a new ETag.
-        let tmp = root.path(".tmp-" + UUID().uuidString)
+        let tmp = root.appending(".tmp-" + UUID().uuidString)
         try Data(bytes).write(to: tmp)
-        guard rename(tmp.path, root.path(name).path) == 0 else { throw CocoaError(.fileWriteUnknown) }
+        guard rename(tmp.path, root.appending(name).path) == 0 else { throw CocoaError(.fileWriteUnknown) }
     }
     func url(_ name: String) -> URL { URL(string: server.baseURL + "/dav/" + name)! }
 }
 
 struct LoaderFixture: Sendable {
-    let dir: TempDir
+    let dir: TempFolder
     let cache: RangeCache
     let loader: RangeLoader
     let log = Lines()
 
-    init(headers: HTTPHeaders = ["Authorization": "Bearer \(Cloud.token)"], dir: TempDir? = nil, maxSize: Int64 = 1 << 30,
+    init(headers: HTTPHeaders = ["Authorization": "Bearer \(Cloud.token)"], dir: TempFolder? = nil, maxSize: Int64 = 1 << 30,
          configure: (inout RangeLoader.Configuration) -> Void = { _ in }) throws {
-        self.dir = try dir ?? TempDir()
+        self.dir = try dir ?? TempFolder("rangecache")
         let log = self.log
         cache = try RangeCache(configuration: .init(directory: self.dir.url, maxSize: maxSize,
                                                         logger: Logger(label: "cache", level: .trace) { log.append($0) }))
@@ -117,7 +118,7 @@ struct LoaderFixture: Sendable {
         let cloud = try Cloud()
         let data = patternBytes(1_500_000, seed: 9)
         try cloud.put("c.bin", data)
-        let dir = try TempDir()
+        let dir = try TempFolder("rangecache")
         do {
             let f = try LoaderFixture(dir: dir)
             #expect(try await f.read(cloud.url("c.bin"), ByteRange(offset: 0, length: 1_000_000)) == Array(data[0 ..< 1_000_000]))

@@ -1,17 +1,7 @@
 import Foundation
 import RangeCache
 import SkyliftCore
-
-/// A temporary directory removed when the value goes away.
-final class TempDir: Sendable {
-    let url: URL
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("rangecache-" + UUID().uuidString)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-    deinit { try? FileManager.default.removeItem(at: url) }
-    func path(_ name: String) -> URL { url.appendingPathComponent(name) }
-}
+import TestProbes
 
 /// Deterministic pseudo-random bytes, so failures reproduce.
 func patternBytes(_ count: Int, seed: UInt64) -> [UInt8] {

@@ -8,6 +8,7 @@ import HTTPClient
 import SkyliftCore
 import StorageServer
 import Synchronization
+import TestProbes
 import Testing
 import Uploads
 
@@ -15,8 +16,7 @@ import Uploads
 /// per request in flight), not a fresh TCP connect each. Counted on the server side, not asked of the client.
 @Suite(.serialized, .timeLimit(.minutes(2))) struct ConnectionReuseTests {
     @Test func webDAVFolderWalkUsesOneConnection() async throws {
-        let root = try scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: root) }
+        let scratch = try TempFolder("s3test"), root = scratch.url
         for f in 0..<20 {
             let folder = root.appendingPathComponent("album \(f)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -56,8 +56,7 @@ import Uploads
     /// (Debian package) that keeps the client's connections open; its `$connection` serials count them.
     @Test func s3PartsOfAnUploadShareAConnection() async throws {
         let moto = try await S3TestServer.get(verifying: false)
-        let work = try scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: work) }
+        let scratch = try TempFolder("s3test"), work = scratch.url
         let nginx = try NginxFront(work: work, upstream: moto.configuration.endpoint)
         defer { nginx.stop() }
         var configuration = moto.configuration

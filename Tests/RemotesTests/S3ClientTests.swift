@@ -39,12 +39,6 @@ func randomFile(in directory: URL, size: Int) throws -> (url: URL, sha256: [UInt
     return (url, Digest.hash(.sha256, bytes))
 }
 
-func scratchDirectory() throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("s3test-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
-}
-
 @Suite(.serialized, .timeLimit(.minutes(2))) struct S3ClientTests {
     @Test(arguments: S3Peer.allCases) func objectRoundTripWithAwkwardKey(peer: S3Peer) async throws {
         let server = try await S3TestServer.get(peer, verifying: false)

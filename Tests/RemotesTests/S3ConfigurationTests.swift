@@ -3,14 +3,14 @@ import HTTPClient
 @testable import Remotes
 import Hashing
 import SkyliftCore
+import TestProbes
 import Testing
 import TestPrograms
 
 @Suite struct S3ConfigurationTests {
     func withHome(_ files: [String: String], _ body: (URL) throws -> Void) throws {
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("s3home-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: home.appendingPathComponent(".aws"), withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: home) }
+        let scratch = try TempFolder("s3home"), home = scratch.url
+        try scratch.folder(".aws")
         for (name, text) in files { try Data(text.utf8).write(to: home.appendingPathComponent(".aws/\(name)")) }
         try body(home)
     }

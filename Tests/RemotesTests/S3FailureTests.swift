@@ -5,6 +5,7 @@ import HTTPServer
 @testable import Remotes
 import SkyliftCore
 import Synchronization
+import TestProbes
 import Testing
 import Uploads
 
@@ -63,8 +64,7 @@ final class MisbehavingS3: HTTPHandler {
                 (error as? S3Error)?.code == "SlowDown"
             }
             #expect(handler.requests.load(ordering: .relaxed) == 1)
-            let directory = try scratchDirectory()
-            defer { try? FileManager.default.removeItem(at: directory) }
+            let scratch = try TempFolder("s3test"), directory = scratch.url
             let file = directory.appendingPathComponent("three")
             try Data([1, 2, 3]).write(to: file)
             let uploader = Uploader(remote: S3Remote(client: client, location: S3Location(bucket: "bucket", prefix: "")),

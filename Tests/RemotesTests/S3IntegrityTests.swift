@@ -90,8 +90,7 @@ final class CorruptingTransport: HTTPTransport, @unchecked Sendable {
         try await once.abortMultipartUpload(bucket: bucket, key: "k", uploadId: first)
 
         // The engine sends the damaged part again and the object is stored intact.
-        let directory = try scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let scratch = try TempFolder("s3test"), directory = scratch.url
         let (file, fileSHA) = try randomFile(in: directory, size: (9 << 20) + 5)
         let transport = CorruptingTransport(makeDefaultTransport(), corrupt: 1)
         let result = try await engine(server, bucket: bucket, transport: transport, in: directory)
@@ -112,8 +111,7 @@ final class CorruptingTransport: HTTPTransport, @unchecked Sendable {
         await #expect { try await once.putObject(bucket: bucket, key: "md5", body: body, sha256: Digest.hash(.sha256, bytes)) } throws: { error in
             (error as? S3Error)?.code == "BadDigest" && (error as? S3Error)?.status == 400
         }
-        let directory = try scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let scratch = try TempFolder("s3test"), directory = scratch.url
         let (file, sha) = try randomFile(in: directory, size: 50_000)
         let transport = CorruptingTransport(makeDefaultTransport(), corrupt: 1, wrongMD5: true)
         _ = try await engine(server, bucket: bucket, transport: transport, in: directory).run(try await BlobUploadSource.file(file.path), as: "md5") { _ in }
@@ -124,8 +122,7 @@ final class CorruptingTransport: HTTPTransport, @unchecked Sendable {
     @Test func aSinglePutDamagedOnTheWayIsRefusedByRGWAndSentAgain() async throws {
         let server = try await S3TestServer.get(.rgw)
         let bucket = try await server.makeBucket()
-        let directory = try scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let scratch = try TempFolder("s3test"), directory = scratch.url
         let (file, sha) = try randomFile(in: directory, size: 100_000)
         let transport = CorruptingTransport(makeDefaultTransport(), corrupt: 1)
         _ = try await engine(server, bucket: bucket, transport: transport, in: directory).run(try await BlobUploadSource.file(file.path), as: "small") { _ in }

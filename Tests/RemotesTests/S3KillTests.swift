@@ -64,8 +64,7 @@ private final class SlowFileSource: BlobSource {
         let server = try await S3TestServer.get(peer)
         let client = server.client()
         let bucket = try await server.makeBucket()
-        let directory = try scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let scratch = try TempFolder("s3test"), directory = scratch.url
         let (file, sha256) = try randomFile(in: directory, size: 40 << 20)
         let state = directory.appendingPathComponent("state")
         let settings = ChildJob.Settings(endpoint: server.configuration.endpoint.absoluteString,

@@ -52,8 +52,7 @@ final class GatheringTransport: HTTPTransport, Sendable {
     @Test(arguments: S3Peer.allCases) func partsGoUpInParallel(peer: S3Peer) async throws {
         let server = try await S3TestServer.get(peer)
         let bucket = try await server.makeBucket()
-        let directory = try scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let scratch = try TempFolder("s3test"), directory = scratch.url
         let gathering = GatheringTransport(makeDefaultTransport(), target: 3)
         let remote = S3Remote(client: S3Client(configuration: server.configuration, transport: gathering),
                               location: S3Location(bucket: bucket, prefix: ""), partLength: 5 << 20)
@@ -70,8 +69,7 @@ final class GatheringTransport: HTTPTransport, Sendable {
     @Test(arguments: S3Peer.allCases) func aFailedRunResumesFromTheStoredParts(peer: S3Peer) async throws {
         let server = try await S3TestServer.get(peer)
         let bucket = try await server.makeBucket()
-        let directory = try scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let scratch = try TempFolder("s3test"), directory = scratch.url
         let remote = S3Remote(client: server.client(), location: S3Location(bucket: bucket, prefix: ""), partLength: 5 << 20)
         let (file, sha256) = try randomFile(in: directory, size: 21 << 20)
         let state = directory.appendingPathComponent("state")
@@ -90,8 +88,7 @@ final class GatheringTransport: HTTPTransport, Sendable {
         let server = try await S3TestServer.get(peer)
         let client = server.client()
         let bucket = try await server.makeBucket()
-        let directory = try scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let scratch = try TempFolder("s3test"), directory = scratch.url
         let remote = S3Remote(client: client, location: S3Location(bucket: bucket, prefix: ""), partLength: 5 << 20)
         let (file, _) = try randomFile(in: directory, size: 11 << 20)
         let store = ResumeStore(directory: directory.appendingPathComponent("state"))

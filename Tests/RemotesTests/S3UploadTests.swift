@@ -13,8 +13,7 @@ import Uploads
     @Test(arguments: S3Peer.allCases) func uploadEngineResumesAnInterruptedS3Upload(peer: S3Peer) async throws {
         let server = try await S3TestServer.get(peer, verifying: false)
         let remote = S3Remote(client: server.client(), location: S3Location(bucket: try await server.makeBucket(), prefix: "backup/"))
-        let directory = try scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let scratch = try TempFolder("s3test"), directory = scratch.url
         let size = 23 << 20
         let (file, sha256) = try randomFile(in: directory, size: size)
         let uploader = Uploader(remote: remote, store: ResumeStore(directory: directory.appendingPathComponent("resume")),

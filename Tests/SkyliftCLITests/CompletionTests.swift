@@ -1,5 +1,6 @@
 import Foundation
 import SkyliftCLI
+import TestProbes
 import Testing
 import TestPrograms
 
@@ -22,13 +23,13 @@ func runProgram(_ program: URL, _ arguments: [String], in directory: URL? = nil,
     return (process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: errors, as: UTF8.self))
 }
 
-/// A scratch folder with one subfolder and one file, to tell folder completion from file completion; its
-/// parent (removed by the caller) holds the scripts.
-func completionScratch() throws -> URL {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-comp-\(UUID().uuidString)/cwd")
-    try FileManager.default.createDirectory(at: dir.appendingPathComponent("adir"), withIntermediateDirectories: true)
+/// A scratch folder whose `cwd` holds one subfolder and one file, to tell folder completion from file
+/// completion; the scripts go beside `cwd`.
+func completionScratch() throws -> TempFolder {
+    let scratch = try TempFolder("comp")
+    let dir = try scratch.folder("cwd/adir").deletingLastPathComponent()
     try Data("x".utf8).write(to: dir.appendingPathComponent("afile"))
-    return dir
+    return scratch
 }
 
 /// `skylift completions SHELL`, run in real bash, fish and zsh, for every command and every option.
@@ -80,8 +81,7 @@ func completionScratch() throws -> URL {
     }
 
     @Test func bashCompletesEveryCommandOptionAndValue() async throws {
-        let dir = try completionScratch()
-        defer { try? FileManager.default.removeItem(at: dir.deletingLastPathComponent()) }
+        let scratch = try completionScratch(), dir = scratch.appending("cwd")
         let script = try await Self.script("bash", in: dir)
         // One bash for all cases: each prints its completions on one line.
         var driver = "source \(script.path)\n"
@@ -99,8 +99,7 @@ func completionScratch() throws -> URL {
     }
 
     @Test func fishCompletesEveryCommandAndOption() async throws {
-        let dir = try completionScratch()
-        defer { try? FileManager.default.removeItem(at: dir.deletingLastPathComponent()) }
+        let scratch = try completionScratch(), dir = scratch.appending("cwd")
         let script = try await Self.script("fish", in: dir)
         #expect(try runProgram(TestPrograms.path("fish"), ["--no-config", "-n", script.path]).status == 0)
         var driver = "source \(script.path)\n"
@@ -124,8 +123,7 @@ func completionScratch() throws -> URL {
     }
 
     @Test func zshScriptParsesAndNamesEveryOption() async throws {
-        let dir = try completionScratch()
-        defer { try? FileManager.default.removeItem(at: dir.deletingLastPathComponent()) }
+        let scratch = try completionScratch(), dir = scratch.appending("cwd")
         let script = try await Self.script("zsh", in: dir)
         let check = try runProgram(TestPrograms.path("zsh"), ["-n", script.path])
         #expect(check.status == 0 && check.err.isEmpty, "\(check.err)")

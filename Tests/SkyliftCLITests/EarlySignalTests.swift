@@ -1,4 +1,5 @@
 import Foundation
+import TestProbes
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -11,17 +12,15 @@ import Darwin
 @Suite struct EarlySignalTests {
     /// A home folder of its own per run, with the command's start-up files (store, token, cache, state) in it.
     struct Run {
+        /// Holds `home` and, beside it, the command's output and errors; removed when the last copy goes.
+        let scratch: TempFolder
         let home: URL
-        var output: String { home.path + ".out" }
-        var errors: String { home.path + ".err" }
+        var output: String { scratch.appending("out").path }
+        var errors: String { scratch.appending("err").path }
 
         init() throws {
-            home = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-early-signal-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
-        }
-
-        func remove() {
-            for path in [home.path, output, errors] { try? FileManager.default.removeItem(atPath: path) }
+            scratch = try TempFolder("early-signal")
+            home = try scratch.folder("home")
         }
 
         /// Names of temp files left anywhere under the home folder (AtomicFile's `.<name>.<random>.tmp` and
@@ -75,7 +74,6 @@ import Darwin
     func sigtermPendingAtStartStopsTheCommandCleanly(_ command: String) throws {
         for _ in 0 ..< 4 {
             let (ending, run) = try Self.startAndTerminate(command, blocked: [SIGTERM])
-            defer { run.remove() }
             #expect(ending == .exited(0), "\(command): \(ending); stderr: \(run.errorText)")
             #expect(run.errorText.contains("signal 15"), "\(command): \(run.errorText)")
             #expect(run.leftovers().isEmpty, "\(command) left \(run.leftovers())")
@@ -90,7 +88,6 @@ import Darwin
         var clean = 0
         for i in 0 ..< 20 {
             let (ending, run) = try Self.startAndTerminate("serve", blocked: [], after: .milliseconds(5 * i))
-            defer { run.remove() }
             #expect(ending == .exited(0) || ending == .signalled(SIGTERM), "\(ending); stderr: \(run.errorText)")
             if ending == .signalled(SIGTERM) {
                 let made = (try? FileManager.default.contentsOfDirectory(atPath: run.home.path)) ?? []

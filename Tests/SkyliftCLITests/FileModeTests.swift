@@ -1,4 +1,5 @@
 import Foundation
+import TestProbes
 import Testing
 
 /// Every folder and file under `dir` (and `dir` itself) with its permission bits.
@@ -31,9 +32,7 @@ func expectPrivate(_ dir: URL, sourceLocation: SourceLocation = #_sourceLocation
 /// (issue 10, item 6).
 @Suite(.serialized) struct FileModeTests {
     @Test func serveDefaultStoreAndTokenFile() throws {
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-modes-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: home) }
+        let scratch = try TempFolder("modes"), home = scratch.url
         let serve = try ServeProcess(["--listen", "127.0.0.1:0", "--quiet"], environment: ["HOME": home.path, "PATH": "/usr/bin:/bin"], umask: "000")
         #expect(serve.lines(3).contains { $0.hasPrefix("  token: ") && $0.contains("(new; saved in") })
         #expect(try expectPrivate(home.appendingPathComponent(".local")) >= 1)  // the token, and the web app's session state

@@ -1,6 +1,7 @@
 import Foundation
 import SkyliftCLI
 import Synchronization
+import TestProbes
 import Testing
 
 /// Runs the tool in-process with captured output.
@@ -186,9 +187,7 @@ func runSkylift(_ arguments: [String], environment: [String: String] = [:]) asyn
         let r = await runSkylift(["serve", "--root", "/nonexistent/skylift-root"])
         #expect(r.status == 1)
         #expect(r.err == "skylift serve: --root /nonexistent/skylift-root does not exist\n")
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = try TempFolder("token-file"), dir = scratch.url
         let t = await runSkylift(["serve", "--root", dir.path, "--token-file", dir.appendingPathComponent("missing").path])
         #expect(t.status == 1)
         #expect(t.err == "skylift serve: token file \(dir.path)/missing: open failed: No such file or directory\n")

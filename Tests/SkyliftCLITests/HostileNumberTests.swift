@@ -3,6 +3,7 @@ import Foundation
 import HTTPServer
 import SkyliftCore
 import Synchronization
+import TestProbes
 import Testing
 
 /// A date whose year does not fit any calendar arithmetic: it used to end `serve`, `proxy` and `upload`.
@@ -113,12 +114,6 @@ final class HugeDatePeer: HTTPHandler, Sendable {
 /// Headers and peers with numbers that do not fit, against the real `skylift serve`, `proxy` and `upload`
 /// processes: each must stay up and answer as RFC 9110 says (ignore the field, or 400/413), never trap.
 @Suite(.serialized) struct HostileNumberTests {
-    private func tempDirectory(_ name: String) throws -> URL {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-\(name)-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        return dir
-    }
-
     private func startServe(root: URL, token: String) throws -> (ServeProcess, String) {
         let serve = try ServeProcess(["--root", root.path, "--listen", "127.0.0.1:0", "--token", token, "--quiet"],
                                      environment: ["PATH": "/usr/bin:/bin"])
@@ -127,8 +122,7 @@ final class HugeDatePeer: HTTPHandler, Sendable {
     }
 
     @Test func serveIgnoresHugeDatesAndRefusesOverflowingTusLengths() throws {
-        let root = try tempDirectory("numbers")
-        defer { try? FileManager.default.removeItem(at: root) }
+        let scratch = try TempFolder("numbers"), root = scratch.url
         let file = Array(repeating: UInt8(ascii: "x"), count: 1000)
         try Data(file).write(to: root.appendingPathComponent("a.bin"))
         // A file dated in the year 2286: its mtime in nanoseconds does not fit in Int64.
@@ -181,8 +175,7 @@ final class HugeDatePeer: HTTPHandler, Sendable {
     }
 
     @Test func serveAnswersOverlappingRangesWithAtMostTheFile() throws {
-        let root = try tempDirectory("ranges")
-        defer { try? FileManager.default.removeItem(at: root) }
+        let scratch = try TempFolder("ranges"), root = scratch.url
         try Data(Array(repeating: UInt8(ascii: "y"), count: 10_000)).write(to: root.appendingPathComponent("r.bin"))
         let token = "tok-\(UUID().uuidString)"
         let (serve, url) = try startServe(root: root, token: token)
@@ -202,8 +195,7 @@ final class HugeDatePeer: HTTPHandler, Sendable {
         let file = (0 ..< 20_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
         let origin = try HugeDatePeer(file: file)
         defer { origin.stop() }
-        let cache = try tempDirectory("proxy-cache")
-        defer { try? FileManager.default.removeItem(at: cache) }
+        let scratch = try TempFolder("proxy-cache"), cache = scratch.url
         let proxy = try ProxyProcess(["--origin", origin.base, "--listen", "127.0.0.1:0", "--cache-dir", cache.path, "--quiet"])
         defer { proxy.kill9() }
         let url = try proxy.url() + "/media/f.bin"
@@ -220,8 +212,7 @@ final class HugeDatePeer: HTTPHandler, Sendable {
     }
 
     @Test func uploadSurvivesARemoteWithHugeDatesAndLengths() throws {
-        let dir = try tempDirectory("upload-src")
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = try TempFolder("upload-src"), dir = scratch.url
         let source = dir.appendingPathComponent("clip.bin")
         let bytes = Array("hostile remote".utf8)
         try Data(bytes).write(to: source)
@@ -234,8 +225,7 @@ final class HugeDatePeer: HTTPHandler, Sendable {
     }
 
     @Test func s3UploadIgnoresListedPartsWithImpossibleSizes() throws {
-        let dir = try tempDirectory("s3-lies")
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = try TempFolder("s3-lies"), dir = scratch.url
         let source = dir.appendingPathComponent("big.bin")
         let length = 9 << 20 // above the single-PUT limit: a multipart upload whose parts are listed
         try Data(count: length).write(to: source)

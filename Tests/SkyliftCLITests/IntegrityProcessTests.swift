@@ -1,4 +1,5 @@
 import Foundation
+import TestProbes
 import Testing
 import TestPrograms
 
@@ -22,13 +23,15 @@ import TestPrograms
     /// A served temp root with the access log on (stderr), and a scratch folder beside it.
     final class LoggedCloud {
         static let token = "integrity-token-1"
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-integrity-\(UUID().uuidString)")
+        let scratch: TempFolder
+        var dir: URL { scratch.url }
         var root: URL { dir.appendingPathComponent("root") }
         var serve: ServeProcess?
         var url = ""
 
         init() throws {
-            try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+            scratch = try TempFolder("integrity")
+            try scratch.folder("root")
             try start()
         }
 
@@ -55,10 +58,7 @@ import TestPrograms
             #expect(status == "201", "PUT \(name): \(status)")
         }
 
-        deinit {
-            _ = stop()
-            try? FileManager.default.removeItem(at: dir)
-        }
+        deinit { _ = stop() }
     }
 
     @Test func verifyUsesTheServedDigestAndReadsNothingBack() throws {

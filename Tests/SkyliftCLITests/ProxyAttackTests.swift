@@ -3,11 +3,13 @@ import TestPrograms
 import Foundation
 import StorageServer
 import Synchronization
+import TestProbes
 import Testing
 
 /// A token-protected embedded cloud as the proxy's origin: its root holds `media/` (the prefix the proxy is
 /// given) and, outside it, `secret.txt`. Every request line it receives is recorded.
 final class RecordingOrigin {
+    private let scratch: TempFolder
     let base: URL
     let root: URL
     let token = "origin-tok-\(UUID().uuidString)"
@@ -15,9 +17,9 @@ final class RecordingOrigin {
     private let log = RequestLog()
 
     init() throws {
-        base = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-attack-\(UUID().uuidString)")
-        root = base.appendingPathComponent("cloud")
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("media"), withIntermediateDirectories: true)
+        scratch = try TempFolder("attack")
+        base = scratch.url
+        root = try scratch.folder("cloud/media").deletingLastPathComponent()
         try Data("the secret outside the prefix".utf8).write(to: root.appendingPathComponent("secret.txt"))
         try Data("clip bytes".utf8).write(to: root.appendingPathComponent("media/clip.bin"))
         try Data("spaced".utf8).write(to: root.appendingPathComponent("media/a b.bin"))
@@ -32,18 +34,8 @@ final class RecordingOrigin {
 
     var requests: [String] { log.lines.withLock { $0 } }
 
-    func stop() {
-        server.stop()
-        try? FileManager.default.removeItem(at: base)
-    }
-}
-
-/// Writes `text` to a new file with `mode`, returning its path.
-func secretFile(_ dir: URL, _ name: String, _ text: String, mode: Int) throws -> String {
-    let url = dir.appendingPathComponent(name)
-    try Data(text.utf8).write(to: url)
-    try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: url.path)
-    return url.path
+    /// Stops the server; the folder goes with the origin.
+    func stop() { server.stop() }
 }
 
 /// `skylift proxy` attacked as a web page, a local user or a hostile player would (issue 10, item 4).
@@ -65,7 +57,7 @@ func secretFile(_ dir: URL, _ name: String, _ text: String, mode: Int) throws ->
         for host in ["evil.example", "evil.example:\(port)", "127.0.0.1.evil.example", "localhost.evil.example", "[::2]"] {
             #expect(try curlStatus(["-H", "Host: \(host)", base + "/clip.bin"]) == "421", "\(host)")
         }
-        let body = try run(try TestPrograms.path("curl"), ["-s", "-H", "Host: evil.example", base + "/clip.bin"]).out
+        let body = try runForOutput(try TestPrograms.path("curl"), ["-s", "-H", "Host: evil.example", base + "/clip.bin"]).out
         #expect(body.contains("--allow-host NAME"))
         // Malformed, repeated or (on HTTP/1.1) missing Host: 400.
         #expect(try curlStatus(["-H", "Host: a b", base + "/clip.bin"]) == "400")
@@ -162,23 +154,4 @@ func secretFile(_ dir: URL, _ name: String, _ text: String, mode: Int) throws ->
         #expect(line.hasPrefix("GET /clip%1B[31m%7F%C2%9Bx.bin%0d%0aFAKE 400 "))
         #expect(log.unicodeScalars.allSatisfy { $0 == "\n" || ($0.value >= 0x20 && $0.value < 0x7f) })
     }
-}
-
-/// Sends one raw HTTP/1.1 GET of `target` (bytes as given) with `headerLines` to 127.0.0.1:`port`; the
-/// status line back.
-func rawRequest(port: Int, target: String, headerLines: [String] = ["Host: 127.0.0.1"]) throws -> String {
-    let script = """
-    import socket, sys
-    s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
-    head = "".join(h + "\\r\\n" for h in sys.argv[3:]).encode()
-    s.sendall(b"GET " + sys.argv[2].encode("utf-8", "surrogateescape") + b" HTTP/1.1\\r\\n" + head + b"Connection: close\\r\\n\\r\\n")
-    data = b""
-    while True:
-        chunk = s.recv(65536)
-        if not chunk: break
-        data += chunk
-    print(data.split(b"\\r\\n")[0].decode())
-    """
-    return try run(try TestPrograms.python(), ["-c", script, String(port), target] + headerLines).out
-        .trimmingCharacters(in: .whitespacesAndNewlines)
 }

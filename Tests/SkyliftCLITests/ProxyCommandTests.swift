@@ -2,6 +2,7 @@ import Foundation
 import SkyliftCore
 import StorageServer
 import Synchronization
+import TestProbes
 import Testing
 import TestPrograms
 
@@ -121,10 +122,8 @@ func fetch(_ url: String, range: String? = nil, extra: [String] = []) throws -> 
     /// The request log is a stream of its own: `--quiet` drops it (and info events) but keeps warnings;
     /// `--verbose` adds debug events (evictions); the two flags exclude each other.
     @Test func quietAndVerboseSetTheLogLevels() async throws {
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-proxy-\(UUID().uuidString)")
-        let root = base.appendingPathComponent("cloud")
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: base) }
+        let scratch = try TempFolder("proxy"), base = scratch.url
+        let root = try scratch.folder("cloud")
         let token = "tok-\(UUID().uuidString)"
         let cloud = try StorageServer(configuration: StorageConfiguration(root: root, token: token))
         try cloud.start()
@@ -161,10 +160,9 @@ func fetch(_ url: String, range: String? = nil, extra: [String] = []) throws -> 
     }
 
     @Test func killedProxyRestartsWithItsCachedRangesAndNoneWrong() throws {
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-proxy-\(UUID().uuidString)")
+        let scratch = try TempFolder("proxy"), base = scratch.url
         let root = base.appendingPathComponent("cloud"), cache = base.appendingPathComponent("cache")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: base) }
         let sent = Mutex<Int64>(0)
         let token = "tok-\(UUID().uuidString)"
         let cloud = try StorageServer(configuration: StorageConfiguration(root: root, token: token, accessLog: Logger(label: "access") { line in
@@ -218,16 +216,15 @@ func fetch(_ url: String, range: String? = nil, extra: [String] = []) throws -> 
 /// `skylift proxy` in front of a plain nginx (Debian package) that answers only requests carrying a key header.
 @Suite struct ProxyNginxOriginTests {
     @Test func nginxOriginThatDemandsAHeader() throws {
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-nginx-\(UUID().uuidString)")
+        let scratch = try TempFolder("nginx"), work = scratch.url
         let www = work.appendingPathComponent("www")
         try FileManager.default.createDirectory(at: www.appendingPathComponent("v"), withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: work.appendingPathComponent("tmp"), withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: work) }
         let data = Array((try FileHandle(forReadingFrom: URL(fileURLWithPath: "/dev/urandom")).read(upToCount: 1_234_567))!)
         try Data(data).write(to: www.appendingPathComponent("v/clip.webm"))
         // nginx's workers run unprivileged.
-        _ = try run(TestPrograms.path("chmod"), ["-R", "a+rwX", work.path])
-        let port = try run(TestPrograms.python(), ["-c",
+        _ = try runForOutput(TestPrograms.path("chmod"), ["-R", "a+rwX", work.path])
+        let port = try runForOutput(TestPrograms.python(), ["-c",
             "import socket; s=socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])"]).out
         let conf = work.appendingPathComponent("nginx.conf")
         try """
@@ -281,17 +278,4 @@ func fetch(_ url: String, range: String? = nil, extra: [String] = []) throws -> 
         #expect(ended.errors.contains("GET /v/clip.webm 200"))
         #expect(!ended.errors.contains("nk-7"))
     }
-}
-
-/// Runs a program (from `TestPrograms`) to completion; stdout as text.
-func run(_ program: URL, _ args: [String]) throws -> (status: Int32, out: String) {
-    let p = Process()
-    p.executableURL = program
-    p.arguments = args
-    let pipe = Pipe()
-    p.standardOutput = pipe
-    try p.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
-    return (p.terminationStatus, String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
 }

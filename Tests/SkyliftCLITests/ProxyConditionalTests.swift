@@ -1,16 +1,16 @@
 import Foundation
 import SkyliftCore
 import StorageServer
+import TestProbes
 import Testing
 
 /// `skylift proxy` answers conditional requests from the validators it cached from the origin, by the same
 /// rules (RFC 9110 §13.2.2) as `serve`.
 @Suite struct ProxyConditionalTests {
     @Test func ifModifiedSinceAndIfUnmodifiedSinceAgainstCachedValidators() throws {
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-proxy-cond-\(UUID().uuidString)")
+        let scratch = try TempFolder("proxy-cond"), base = scratch.url
         let root = base.appendingPathComponent("cloud"), cache = base.appendingPathComponent("cache")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: base) }
         let file = root.appendingPathComponent("clip.mp4")
         try Data((0 ..< 10_000).map { UInt8(truncatingIfNeeded: $0) }).write(to: file)
         let modified = Date(timeIntervalSince1970: 1_700_000_000)

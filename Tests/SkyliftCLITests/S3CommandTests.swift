@@ -10,11 +10,12 @@ import TestProbes
 /// `upload`, `copy`, `proxy` and `watch` against S3 services (moto with signatures checked, and a one-node Ceph
 /// RGW), through the built `skylift` binary with credentials and endpoint given the AWS way (environment variables).
 @Suite(.serialized) struct S3CommandTests {
-    let dir: URL
+    /// One per test (a suite value is made for each), removed after it.
+    let scratch: TempFolder
+    var dir: URL { scratch.url }
 
     init() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-s3cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        scratch = try TempFolder("s3cli")
     }
 
     func randomFile(_ name: String, bytes: Int) throws -> (URL, [UInt8]) {
@@ -29,7 +30,6 @@ import TestProbes
     }
 
     @Test(arguments: S3Peer.allCases) func uploadSendsAMultipartObjectThatReadsBackByteExact(peer: S3Peer) async throws {
-        defer { try? FileManager.default.removeItem(at: dir) }
         let s3 = try S3Endpoint.of(peer)
         let bucket = try await s3.makeBucket()
         // 11 MiB in 5 MiB parts: three parts, the last one short.
@@ -57,7 +57,6 @@ import TestProbes
     }
 
     @Test(arguments: S3Peer.allCases) func prefixesAndNamesWithSpacesAndUnicodeAreTakenLiterally(peer: S3Peer) async throws {
-        defer { try? FileManager.default.removeItem(at: dir) }
         // RGW checks these signatures right; moto's checker would refuse them (see S3Endpoint.lenient).
         let lenient = peer == .moto ? try S3Endpoint.lenient.get() : try S3Endpoint.of(.rgw)
         let bucket = try await lenient.makeBucket()
@@ -80,7 +79,6 @@ import TestProbes
     }
 
     @Test(arguments: S3Peer.allCases) func copyKilledMidwayResumesFromTheStoredParts(peer: S3Peer) async throws {
-        defer { try? FileManager.default.removeItem(at: dir) }
         let s3 = try S3Endpoint.of(peer)
         let bucket = try await s3.makeBucket()
         let bytes = try randomFile("long.bin", bytes: 16 << 20).1
@@ -110,7 +108,6 @@ import TestProbes
     }
 
     @Test(arguments: S3Peer.allCases) func cancelAbortsAKilledCopysMultipartUpload(peer: S3Peer) async throws {
-        defer { try? FileManager.default.removeItem(at: dir) }
         let s3 = try S3Endpoint.of(peer)
         let bucket = try await s3.makeBucket()
         let bytes = try randomFile("gated.bin", bytes: 16 << 20).1
@@ -142,7 +139,6 @@ import TestProbes
     }
 
     @Test(arguments: S3Peer.allCases) func copyGoesFromHTTPToS3AndFromS3ToS3(peer: S3Peer) async throws {
-        defer { try? FileManager.default.removeItem(at: dir) }
         let s3 = try S3Endpoint.of(peer)
         let bucket = try await s3.makeBucket()
         let root = dir.appendingPathComponent("cloud")
@@ -182,7 +178,6 @@ import TestProbes
     }
 
     @Test(arguments: S3Peer.allCases) func proxyServesByteExactRangesOfAnS3Object(peer: S3Peer) async throws {
-        defer { try? FileManager.default.removeItem(at: dir) }
         let s3 = try S3Endpoint.of(peer)
         let bucket = try await s3.makeBucket()
         let (_, bytes) = try randomFile("movie.webm", bytes: 3 << 20)
@@ -206,7 +201,6 @@ import TestProbes
     }
 
     @Test(arguments: S3Peer.allCases) func watchUploadsASettledFileToS3(peer: S3Peer) async throws {
-        defer { try? FileManager.default.removeItem(at: dir) }
         let s3 = try S3Endpoint.of(peer)
         let bucket = try await s3.makeBucket()
         let watched = dir.appendingPathComponent("camera")
@@ -222,7 +216,6 @@ import TestProbes
     }
 
     @Test(arguments: S3Peer.allCases) func watchMovesTheRemoteCopiesOfAMovedFileAndARenamedFolder(peer: S3Peer) async throws {
-        defer { try? FileManager.default.removeItem(at: dir) }
         // A folder move lists keys under a prefix holding `/`, which moto's signature checker gets wrong.
         let s3 = peer == .moto ? try S3Endpoint.lenient.get() : try S3Endpoint.of(.rgw)
         let bucket = try await s3.makeBucket()
@@ -251,7 +244,6 @@ import TestProbes
     }
 
     @Test(arguments: S3Peer.allCases) func wrongSecretFailsOnceWithA403AndNoSecret(peer: S3Peer) async throws {
-        defer { try? FileManager.default.removeItem(at: dir) }
         let s3 = try S3Endpoint.of(peer)
         let bucket = try await s3.makeBucket()
         let (file, _) = try randomFile("a.bin", bytes: 1000)

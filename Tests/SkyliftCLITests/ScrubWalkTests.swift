@@ -1,4 +1,5 @@
 import Foundation
+import TestProbes
 import Testing
 import TestPrograms
 
@@ -8,13 +9,15 @@ import TestPrograms
 @Suite(.serialized) struct ScrubWalkTests {
     /// A scratch folder holding `root` (the store) and `outside` (what the store must not reach).
     final class Scratch {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-scrubwalk-\(UUID().uuidString)")
+        let scratch: TempFolder
+        var dir: URL { scratch.url }
         var root: URL { dir.appendingPathComponent("root") }
         var outside: URL { dir.appendingPathComponent("outside") }
         var mounted: [URL] = []
 
         init() throws {
-            for d in [root, outside] { try FileManager.default.createDirectory(at: d, withIntermediateDirectories: true) }
+            scratch = try TempFolder("scrubwalk")
+            for d in ["root", "outside"] { try scratch.folder(d) }
         }
 
         func write(_ path: String, in base: URL? = nil, _ text: String = "some bytes") throws {
@@ -39,9 +42,9 @@ import TestPrograms
             return p.terminationStatus
         }
 
+        /// Mounts are undone before `scratch` (a stored property) removes the folder.
         deinit {
             for dir in mounted.reversed() { _ = try? Self.run("umount", [dir.path]) }
-            try? FileManager.default.removeItem(at: dir)
         }
     }
 

@@ -1,81 +1,10 @@
 import Foundation
+import TestProbes
 import Testing
-import TestPrograms
-
-/// The built `skylift` binary, next to the test bundle in the build folder.
-func skyliftBinary() -> URL {
-    var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    while dir.path != "/" {
-        let candidate = dir.appendingPathComponent("skylift")
-        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-        dir.deleteLastPathComponent()
-    }
-    return URL(fileURLWithPath: ".build/debug/skylift")
-}
-
-/// The executable and arguments that run `skylift arguments`, under `umask` when given (through sh, which
-/// `exec`s skylift, so the process id is skylift's).
-func skyliftInvocation(_ arguments: [String], umask: String? = nil) throws -> (URL, [String]) {
-    guard let umask else { return (skyliftBinary(), arguments) }
-    return (try TestPrograms.path("bash"), ["-c", "umask \(umask) && exec \"$0\" \"$@\"", skyliftBinary().path] + arguments)
-}
-
-/// A running `skylift serve` child whose stdout lines are read as they come.
-final class ServeProcess {
-    let process = Process()
-    let stdout = Pipe()
-    let stderr = Pipe()
-
-    /// `umask`: run under this umask (e.g. "000") to check that files get their mode at creation. `errors`: a
-    /// file that takes stderr (the access log) instead of a pipe nobody drains.
-    init(_ arguments: [String], environment: [String: String], umask: String? = nil, errors: URL? = nil) throws {
-        (process.executableURL, process.arguments) = try skyliftInvocation(["serve"] + arguments, umask: umask)
-        process.environment = environment
-        process.standardOutput = stdout
-        if let errors {
-            FileManager.default.createFile(atPath: errors.path, contents: nil)
-            process.standardError = try FileHandle(forWritingTo: errors)
-        } else {
-            process.standardError = stderr
-        }
-        try process.run()
-    }
-
-    /// Reads stdout until `count` lines arrived (or EOF).
-    func lines(_ count: Int) -> [String] {
-        var buffer = Data()
-        while buffer.split(separator: UInt8(ascii: "\n")).count < count {
-            let chunk = stdout.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            buffer.append(chunk)
-        }
-        return String(decoding: buffer, as: UTF8.self).split(separator: "\n").map(String.init)
-    }
-
-    func terminate() -> Int32 {
-        process.terminate()
-        process.waitUntilExit()
-        return process.terminationStatus
-    }
-}
-
-func curlStatus(_ args: [String]) throws -> String {
-    let p = Process()
-    p.executableURL = try TestPrograms.path("curl")
-    p.arguments = ["-s", "-o", "/dev/null", "-w", "%{http_code}"] + args
-    let pipe = Pipe()
-    p.standardOutput = pipe
-    try p.run()
-    let out = pipe.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
-    return String(decoding: out, as: UTF8.self)
-}
 
 @Suite struct ServeProcessTests {
     @Test func defaultStoreTokenFileAndCleanStop() throws {
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-home-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: home) }
+        let scratch = try TempFolder("home"), home = scratch.url
         let env = ["HOME": home.path, "PATH": "/usr/bin:/bin"]
 
         let first = try ServeProcess(["--listen", "127.0.0.1:0", "--quiet"], environment: env)
@@ -107,9 +36,7 @@ func curlStatus(_ args: [String]) throws -> String {
     }
 
     @Test func givenTokenIsNotEchoed() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-root-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: root) }
+        let scratch = try TempFolder("root"), root = scratch.url
         let serve = try ServeProcess(["--root", root.path, "--listen", "127.0.0.1:0", "--token", "s3cret-value"],
                                      environment: ["PATH": "/usr/bin:/bin"])
         let lines = serve.lines(3)
@@ -121,5 +48,20 @@ func curlStatus(_ args: [String]) throws -> String {
         let log = String(decoding: serve.stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(log.contains("PUT /dav/b.txt 201"))
         #expect(!log.contains("s3cret-value") && !lines.joined().contains("s3cret-value"))
+    }
+
+    @Test func warnsWhenTheTokenWouldCrossTheNetworkInClear() throws {
+        let scratch = try TempFolder("warn"), root = scratch.url
+        var logs: [String] = []
+        for listen in ["0.0.0.0:0", "127.0.0.1:0"] {
+            let serve = try ServeProcess(["--root", root.path, "--listen", listen, "--token", "t", "--quiet"],
+                                         environment: ["PATH": "/usr/bin:/bin"])
+            _ = serve.lines(4)
+            _ = serve.terminate()
+            logs.append(String(decoding: serve.stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+        }
+        #expect(logs[0].contains("warning: listening on 0.0.0.0:0 without TLS"), "\(logs[0])")
+        #expect(logs[0].contains("--tls-self-signed"), "\(logs[0])")
+        #expect(!logs[1].contains("warning"), "\(logs[1])")
     }
 }

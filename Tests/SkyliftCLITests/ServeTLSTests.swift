@@ -1,4 +1,5 @@
 import Foundation
+import TestProbes
 import Testing
 import TestPrograms
 
@@ -50,19 +51,12 @@ final class TLSCloud {
 
 /// Runs openssl (Debian `openssl`) with `args`; its exit status and stdout.
 func openssl(_ args: [String]) throws -> (status: Int32, out: String) {
-    try run(try TestPrograms.path("openssl"), args)
+    try runForOutput(try TestPrograms.path("openssl"), args)
 }
 
 @Suite struct ServeTLSTests {
-    func tempDir() throws -> URL {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-tls-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        return dir
-    }
-
     @Test func selfSignedCertificateIsMadeOnceAndTrustedByItsFileOrPin() throws {
-        let dir = try tempDir()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = try TempFolder("tls"), dir = scratch.url
         let cloud = try TLSCloud(dir: dir, tls: ["--tls-self-signed"])
         #expect(cloud.url.hasPrefix("https://127.0.0.1:") && cloud.url.hasSuffix("/dav/"), "\(cloud.lines)")
         #expect(cloud.lines.contains { $0.hasPrefix("  open:  https://127.0.0.1:") })
@@ -84,7 +78,7 @@ func openssl(_ args: [String]) throws -> (status: Int32, out: String) {
                                                "sha256//AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="]) == "000")
 
         // The sign-in link sets a Secure cookie over TLS.
-        let signIn = try run(try TestPrograms.path("curl"), ["-s", "-i", "--cacert", cloud.certificate.path,
+        let signIn = try runForOutput(try TestPrograms.path("curl"), ["-s", "-i", "--cacert", cloud.certificate.path,
                                                              cloud.url.replacingOccurrences(of: "/dav/", with: "/?token=\(cloud.token)")])
         let cookie = signIn.out.split(whereSeparator: \.isNewline).first { $0.lowercased().hasPrefix("set-cookie:") } ?? ""
         #expect(cookie.contains("HttpOnly") && cookie.contains("; Secure"), "\(signIn.out)")
@@ -112,8 +106,7 @@ func openssl(_ args: [String]) throws -> (status: Int32, out: String) {
     }
 
     @Test func givenCertificateAndKeyServeHTTPSAndUploadTrustsTheCAFile() throws {
-        let dir = try tempDir()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = try TempFolder("tls"), dir = scratch.url
         let cert = dir.appendingPathComponent("cert.pem"), key = dir.appendingPathComponent("key.pem")
         let made = try openssl(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key.path, "-out", cert.path,
                                 "-days", "2", "-subj", "/CN=skylift test", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"])
@@ -135,8 +128,7 @@ func openssl(_ args: [String]) throws -> (status: Int32, out: String) {
     }
 
     @Test func badTLSFilesAreRefusedByName() async throws {
-        let dir = try tempDir()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = try TempFolder("tls"), dir = scratch.url
         let cert = dir.appendingPathComponent("cert.pem"), key = dir.appendingPathComponent("key.pem")
         let other = dir.appendingPathComponent("other.pem")
         _ = try openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key.path,
@@ -161,8 +153,7 @@ func openssl(_ args: [String]) throws -> (status: Int32, out: String) {
     }
 
     @Test func noWarningAboutClearTextWhenServingTLSOnTheNetwork() throws {
-        let dir = try tempDir()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = try TempFolder("tls"), dir = scratch.url
         let root = dir.appendingPathComponent("root")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         let serve = try ServeProcess(["--root", root.path, "--listen", "0.0.0.0:0", "--token", "t", "--quiet", "--tls-self-signed"],

@@ -1,17 +1,21 @@
 import Foundation
 @testable import SkyliftCLI
+import TestProbes
 import Testing
 import TestPrograms
 
 /// A scratch home with its own XDG folders, and the built binary run in it.
 struct ServiceHome {
-    let root = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-svc-\(UUID().uuidString)")
+    /// Removed when the last copy of this goes.
+    let scratch: TempFolder
+    var root: URL { scratch.url }
     var config: URL { root.appendingPathComponent("config") }
     var data: URL { root.appendingPathComponent("data") }
     var units: URL { config.appendingPathComponent("systemd/user") }
 
     init() throws {
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("home"), withIntermediateDirectories: true)
+        scratch = try TempFolder("svc")
+        try scratch.folder("home")
     }
 
     var environment: [String: String] {
@@ -35,8 +39,6 @@ struct ServiceHome {
         let r = try runProgram(TestPrograms.path("systemd-analyze"), ["--user", "verify", unit.path], environment: environment)
         return r.status == 0 && r.out.isEmpty && r.err.isEmpty ? nil : "status \(r.status): \(r.out)\(r.err)"
     }
-
-    func remove() { try? FileManager.default.removeItem(at: root) }
 }
 
 /// The words of a unit's `ExecStart=` line, read back as systemd reads double-quoted words.
@@ -57,7 +59,6 @@ func execStartWords(_ unit: String) throws -> [String] {
 @Suite struct ServiceCommandTests {
     @Test func watchUnitIsVerifiedNamedLikeSystemdEscapeAndRemoved() throws {
         let home = try ServiceHome()
-        defer { home.remove() }
         let dir = home.root.appendingPathComponent("My Photos-1 ü")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         try Data("t0ken\n".utf8).write(to: home.root.appendingPathComponent("tok"))
@@ -97,7 +98,6 @@ func execStartWords(_ unit: String) throws -> [String] {
     /// shell's XDG_DATA_HOME even though the service's HOME differs.
     @Test func serveUnitRunsAsWrittenWithTheSameXDGStore() throws {
         let home = try ServiceHome()
-        defer { home.remove() }
         let r = try home.service(["install", "serve", "--listen", "127.0.0.1:0", "--quiet"])
         #expect(r.status == 0, "\(r.err)")
         let file = home.units.appendingPathComponent("skylift-serve.service")
@@ -119,7 +119,6 @@ func execStartWords(_ unit: String) throws -> [String] {
 
     @Test func secretsAreRefusedAndNothingIsWritten() throws {
         let home = try ServiceHome()
-        defer { home.remove() }
         let cases: [([String], String)] = [
             (["install", "proxy", "--origin", "http://127.0.0.1:9/dav", "--token", "s3cret-v4lue"], "'--token'"),
             (["install", "proxy", "--origin", "http://127.0.0.1:9/dav", "--header", "Authorization: Bearer s3cret-v4lue"], "'--header'"),
@@ -145,7 +144,6 @@ func execStartWords(_ unit: String) throws -> [String] {
 
     @Test func mistakesNameWhatIsWrong() throws {
         let home = try ServiceHome()
-        defer { home.remove() }
         let cases: [([String], Int32, String)] = [
             (["install"], 2, "skylift service: expected 2 arguments, got 1 (see 'skylift service --help')\n"),
             (["start", "serve"], 2, "skylift service: bad value 'start' for 'ACTION': expected install or uninstall\n"),

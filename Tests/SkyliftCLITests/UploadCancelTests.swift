@@ -1,4 +1,5 @@
 import Foundation
+import TestProbes
 import Testing
 
 @Suite struct UploadCancelTests {

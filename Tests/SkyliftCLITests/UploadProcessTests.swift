@@ -56,6 +56,7 @@ final class TransferProcess {
 
 /// An embedded cloud (`skylift serve`) over a temp root, plus a temp dir for sources and state.
 final class CloudFixture {
+    private let scratch: TempFolder
     let dir: URL
     let root: URL
     let token = "upload-test-token"
@@ -72,11 +73,11 @@ final class CloudFixture {
     /// `accessLog`: keep the server's request log (in a file) rather than run it `--quiet`. `rootSize`: serve a
     /// tmpfs of that size (`12m`; needs root).
     init(accessLog: Bool = false, rootSize: String? = nil) throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-up-\(UUID().uuidString)")
-        root = dir.appendingPathComponent("root")
+        scratch = try TempFolder("up")
+        dir = scratch.url
+        root = try scratch.folder("root")
         self.accessLog = accessLog ? dir.appendingPathComponent("access.log") : nil
         self.rootSize = rootSize
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         if let rootSize { try Tmpfs.mount(root, size: rootSize) }
         try start(listen: "127.0.0.1:0")
     }
@@ -151,7 +152,6 @@ final class CloudFixture {
     deinit {
         stop()
         if rootSize != nil { Tmpfs.unmount(root) }
-        try? FileManager.default.removeItem(at: dir)
     }
 }
 

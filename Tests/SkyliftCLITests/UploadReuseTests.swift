@@ -2,17 +2,15 @@ import Foundation
 import SkyliftCore
 import StorageServer
 import Synchronization
+import TestProbes
 import Testing
 
 /// `skylift upload` keeps its connections: 100 small files to the embedded cloud go over about one TCP
 /// connection per job, counted by the server.
 @Suite struct UploadReuseTests {
     @Test func hundredSmallFilesUseAConnectionPerJob() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-reuse-\(UUID().uuidString)")
-        let root = dir.appendingPathComponent("root"), sources = dir.appendingPathComponent("src")
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(at: sources, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = try TempFolder("reuse"), dir = scratch.url
+        let root = try scratch.folder("root"), sources = try scratch.folder("src")
         let files = try (0..<100).map { i -> String in
             let url = sources.appendingPathComponent("note-\(i).txt")
             try Data("note number \(i)\n".utf8).write(to: url)

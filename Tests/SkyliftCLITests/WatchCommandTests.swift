@@ -3,6 +3,7 @@ import FolderWatch
 import Foundation
 import StorageServer
 import Synchronization
+import TestProbes
 import Testing
 
 @Suite(.serialized) struct WatchCommandTests {
@@ -192,8 +193,7 @@ import Testing
     }
 
     @Test func statusShowsCountsProgressAndErrors() async throws {
-        let state = FileManager.default.temporaryDirectory.appendingPathComponent("watch-status-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: state) }
+        let scratch = try TempFolder("watch-status", create: false), state = scratch.url
         let queue = try UploadQueue(stateDirectory: state, root: "/media/camera")
         for (name, size) in [("a/clip.mov", Int64(4 << 20)), ("b.jpg", 2048), ("c.jpg", 10)] {
             try await queue.enqueue(FileSnapshot(path: name, size: size, mtimeNanoseconds: 1, inode: UInt64(size)))
@@ -220,10 +220,8 @@ import Testing
     }
 
     @Test func withoutDestinationTheEmbeddedCloudIsUsed() async throws {
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("watch-home-\(UUID().uuidString)")
-        let dir = home.appendingPathComponent("Pictures")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: home) }
+        let scratch = try TempFolder("watch-home"), home = scratch.url
+        let dir = try scratch.folder("Pictures")
         try Data("photo".utf8).write(to: dir.appendingPathComponent("p.jpg"))
         let agent = try WatchProcess([dir.path, "--json", "--settle", "0.2"], environment: ["HOME": home.path, "PATH": "/usr/bin:/bin"])
         let embedded = try #require(agent.await("embedded"))

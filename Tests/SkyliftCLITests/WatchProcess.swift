@@ -4,6 +4,7 @@ import Foundation
 import SkyliftCore
 import StorageServer
 import Synchronization
+import TestProbes
 import Testing
 
 /// A `skylift watch` child with `--json` events read line by line.
@@ -63,6 +64,7 @@ final class WatchProcess {
 /// An embedded cloud in the test process whose access log can act on requests as they finish.
 final class WatchCloud: Sendable {
     static let token = "watch-cli-token"
+    private let scratch: TempFolder
     let base: URL
     let server: StorageServer
     let log = RequestLog()
@@ -72,10 +74,9 @@ final class WatchCloud: Sendable {
 
     /// `storeSize`: serve a tmpfs of that size (`12m`; needs root).
     init(storeSize: String? = nil) throws {
-        base = FileManager.default.temporaryDirectory.appendingPathComponent("watch-cli-\(UUID().uuidString)")
-        for sub in ["store", "dir", "state"] {
-            try FileManager.default.createDirectory(at: base.appendingPathComponent(sub), withIntermediateDirectories: true)
-        }
+        scratch = try TempFolder("watch-cli")
+        base = scratch.url
+        for sub in ["store", "dir", "state"] { try scratch.folder(sub) }
         self.storeSize = storeSize
         if let storeSize { try Tmpfs.mount(base.appendingPathComponent("store"), size: storeSize) }
         let config = StorageConfiguration(root: base.appendingPathComponent("store"), token: Self.token,
@@ -113,7 +114,6 @@ final class WatchCloud: Sendable {
     deinit {
         server.stop()
         if storeSize != nil { Tmpfs.unmount(base.appendingPathComponent("store")) }
-        try? FileManager.default.removeItem(at: base)
     }
 }
 

@@ -1,16 +1,22 @@
 import Foundation
 import SkyliftSystem
+import TestProbes
 import Testing
 
 @Suite struct AtomicFileTests {
-    let base = FileManager.default.temporaryDirectory.appendingPathComponent("atomic-\(UUID().uuidString)").path
+    /// Made by the code under test (or the test); one per test, removed after it.
+    let scratch: TempFolder
+    var base: String { scratch.url.path }
+
+    init() throws {
+        scratch = try TempFolder("atomic", create: false)
+    }
 
     func mode(_ path: String) throws -> Int {
         try #require(FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
     }
 
     @Test func replacesWithTheGivenModeAndLeavesNoTempFile() throws {
-        defer { try? FileManager.default.removeItem(atPath: base) }
         try AtomicFile.replace(base + "/props", with: Array("one".utf8), permissions: 0o644)
         try AtomicFile.replace(base + "/props", with: Array("two".utf8), permissions: 0o644)
         #expect(try String(contentsOfFile: base + "/props", encoding: .utf8) == "two")
@@ -19,7 +25,6 @@ import Testing
     }
 
     @Test func aLinkPlantedAtTheTempNameIsRemovedNotFollowed() throws {
-        defer { try? FileManager.default.removeItem(atPath: base) }
         try PrivateFiles.createDirectory(base)
         let victim = base + "/victim"
         try Data("keep".utf8).write(to: URL(fileURLWithPath: victim))
@@ -31,7 +36,6 @@ import Testing
     }
 
     @Test func aFailedRenameKeepsTheOldContentAndRemovesTheTempFile() throws {
-        defer { try? FileManager.default.removeItem(atPath: base) }
         // A non-empty folder at the target: rename(2) refuses to replace it.
         try FileManager.default.createDirectory(atPath: base + "/state/inner", withIntermediateDirectories: true)
         #expect(throws: FileError.self) { try AtomicFile.replace(base + "/state", with: Array("x".utf8)) }

@@ -1,14 +1,20 @@
 import Foundation
 import SkyliftSystem
+import TestProbes
 import Testing
 
 /// Mount ids, on real files and real mounts of this machine.
 @Suite struct MountIDTests {
-    let base = FileManager.default.temporaryDirectory.appendingPathComponent("kernel-\(UUID().uuidString)").path
+    /// Made by the code under test (or the test); one per test, removed after it.
+    let scratch: TempFolder
+    var base: String { scratch.url.path }
+
+    init() throws {
+        scratch = try TempFolder("kernel", create: false)
+    }
 
     #if os(Linux)
     @Test func mountIdsTellMountsApartAndAgreeWithinOne() throws {
-        defer { try? FileManager.default.removeItem(atPath: base) }
         try PrivateFiles.createDirectory(base)
         try Data("x".utf8).write(to: URL(fileURLWithPath: base + "/file"))
         let folder = try FileDescriptor.open(base, .readOnly, options: .directory)

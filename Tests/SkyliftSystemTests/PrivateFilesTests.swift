@@ -1,5 +1,6 @@
 import Foundation
 import SkyliftSystem
+import TestProbes
 import Testing
 
 @Suite struct PrivateFilesTests {
@@ -8,8 +9,8 @@ import Testing
     }
 
     @Test func createdWithTheirFinalMode() throws {
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("private-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: base) }
+        // Not made here: AtomicFile makes it, with its final mode.
+        let scratch = try TempFolder("private", create: false), base = scratch.url.path
         try AtomicFile.replace(base + "/a/b/state.json", with: Array("one".utf8))
         #expect(try mode(base) == 0o700)
         #expect(try mode(base + "/a/b") == 0o700)
@@ -28,9 +29,7 @@ import Testing
     }
 
     @Test func secretsOthersCanReadAreRefused() throws {
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("private-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: base) }
+        let scratch = try TempFolder("private"), base = scratch.url
         let file = base.appendingPathComponent("t").path
         try Data("x".utf8).write(to: URL(fileURLWithPath: file))
         for loose in [0o644, 0o640, 0o604, 0o620, 0o602] {

@@ -1,63 +1,37 @@
 import Foundation
 import Testing
+import TestProbes
 import TestPrograms
 
-/// The built `skylift serve` as a child process, so the server can be killed with SIGKILL mid-upload.
-final class ServeProcess {
-    let process = Process()
-    let base: String
-
-    /// The `skylift` binary next to the test bundle (both come from `swift build --build-tests`).
-    static var binary: URL {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("skylift")
-    }
-
-    init(root: URL) throws {
-        try #require(FileManager.default.isExecutableFile(atPath: Self.binary.path), "build skylift first: \(Self.binary.path)")
-        process.executableURL = Self.binary
-        process.arguments = ["serve", "--root", root.path, "--listen", "127.0.0.1:0", "--no-auth", "--quiet"]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+/// A tus upload outlives its server: the built `skylift serve` as a child process, killed with SIGKILL mid-PATCH.
+@Suite struct KillRestartTests {
+    /// `skylift serve` on `root` with no auth; the server and its base URL (`http://127.0.0.1:PORT`).
+    static func serve(_ root: URL) throws -> (ServeProcess, base: String) {
+        let serve = try ServeProcess(["--root", root.path, "--listen", "127.0.0.1:0", "--no-auth", "--quiet"],
+                                     environment: ProcessInfo.processInfo.environment)
         // The banner names the bound port: "  url:   http://127.0.0.1:NNNN/dav/".
-        var text = ""
-        while !text.contains("/dav/") {
-            let data = out.fileHandleForReading.availableData
-            if data.isEmpty { break }
-            text += String(decoding: data, as: UTF8.self)
-        }
+        let text = serve.lines(3).joined(separator: "\n")
         guard let range = text.range(of: #"http://[0-9.:]+"#, options: .regularExpression) else {
-            process.terminate()
+            serve.kill9()
             throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "no URL in serve output: \(text)"])
         }
-        base = String(text[range])
+        return (serve, String(text[range]))
     }
 
-    func kill9() {
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-    }
-
-    deinit { if process.isRunning { kill9() } }
-}
-
-@Suite struct KillRestartTests {
     @Test func tusUploadSurvivesKillNineMidPatch() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-kill-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: root) }
+        let scratch = try TempFolder("kill"), root = scratch.url
         let data = randomBytes(3_000_000)
         let source = try tempFile(data)
         defer { try? FileManager.default.removeItem(at: source) }
 
-        let first = try ServeProcess(root: root)
+        let (first, firstBase) = try Self.serve(root)
+        defer { if first.process.isRunning { first.kill9() } }
         let create = try Curl.run(["-X", "POST"] + TusTests.tus + ["-H", "Upload-Length: \(data.count)"]
-                                  + TusTests.metadata([("filename", "killed.bin")]) + ["\(first.base)/dav/"], authenticated: false)
+                                  + TusTests.metadata([("filename", "killed.bin")]) + ["\(firstBase)/dav/"], authenticated: false)
         #expect(create.status == 201)
         let loc = try #require(create.header("Location"))
         // A raw client sends the first 1.2 MB of a PATCH promising everything, then stalls; the server dies.
-        let port = try #require(URL(string: first.base)?.port)
+        let port = try #require(URL(string: firstBase)?.port)
         let client = Process()
         client.executableURL = try TestPrograms.python()
         client.arguments = ["-c", """
@@ -80,8 +54,9 @@ final class ServeProcess {
         first.kill9()
         client.terminate()
 
-        let second = try ServeProcess(root: root)
-        let head = try Curl.run(["-I"] + TusTests.tus + ["\(second.base)\(loc)"], authenticated: false)
+        let (second, secondBase) = try Self.serve(root)
+        defer { if second.process.isRunning { second.kill9() } }
+        let head = try Curl.run(["-I"] + TusTests.tus + ["\(secondBase)\(loc)"], authenticated: false)
         #expect(head.status == 200)
         let offset = try #require(head.header("Upload-Offset").flatMap { Int($0) })
         #expect(offset <= 1_200_000)
@@ -91,7 +66,7 @@ final class ServeProcess {
         let rest = try tempFile(Array(data[offset...]))
         defer { try? FileManager.default.removeItem(at: rest) }
         let patch = try Curl.run(["-X", "PATCH"] + TusTests.tus + TusTests.octets + ["-H", "Upload-Offset: \(offset)",
-                                  "--data-binary", "@\(rest.path)", "\(second.base)\(loc)"], authenticated: false)
+                                  "--data-binary", "@\(rest.path)", "\(secondBase)\(loc)"], authenticated: false)
         #expect(patch.status == 204)
         #expect(try Array(Data(contentsOf: root.appendingPathComponent("killed.bin"))) == data)
         second.kill9()

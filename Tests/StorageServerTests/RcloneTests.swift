@@ -1,4 +1,5 @@
 import Foundation
+import TestProbes
 import Testing
 import TestPrograms
 
@@ -13,12 +14,8 @@ import TestPrograms
 
     @Test func treeRoundTripsThroughRclone() throws {
         let f = try ServerFixture()
-        let local = FileManager.default.temporaryDirectory.appendingPathComponent("rclone-src-\(UUID().uuidString)")
-        let back = FileManager.default.temporaryDirectory.appendingPathComponent("rclone-back-\(UUID().uuidString)")
-        defer {
-            try? FileManager.default.removeItem(at: local)
-            try? FileManager.default.removeItem(at: back)
-        }
+        let scratch = try TempFolder("rclone")
+        let local = scratch.appending("src"), back = scratch.appending("back")
         let files = ["a.bin": randomBytes(1_500_000), "deep/er/b c.txt": Array("hello".utf8),
                      "deep/ünïcode & more#.mp4": randomBytes(70_000), "empty.dat": []]
         for (name, bytes) in files {

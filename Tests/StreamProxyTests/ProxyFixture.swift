@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import RangeCache
 import SkyliftCore
+import TestProbes
 import TestPrograms
 import StorageServer
 import StreamProxy
@@ -21,6 +22,7 @@ final class Collected: Sendable {
 /// The embedded cloud (token auth) as origin, and a proxy in front of it that holds the token.
 final class ProxyFixture: Sendable {
     static let token = "origin-secret-\(UUID().uuidString.prefix(12))"
+    private let scratch: TempFolder
     let root: URL
     let cacheDir: URL
     let originLog = Collected()
@@ -30,10 +32,9 @@ final class ProxyFixture: Sendable {
     let maxCacheSize: Int64
 
     init(token: String = ProxyFixture.token, maxCacheSize: Int64 = 1 << 30, window: Int64 = 256 * 1024) throws {
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("proxy-" + UUID().uuidString)
-        root = base.appendingPathComponent("cloud")
-        cacheDir = base.appendingPathComponent("cache")
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        scratch = try TempFolder("proxy")
+        root = try scratch.folder("cloud")
+        cacheDir = scratch.appending("cache")
         let originLog = self.originLog
         cloud = try StorageServer(configuration: StorageConfiguration(root: root, token: Self.token,
                                                                       accessLog: Logger(label: "access") { originLog.append($0) }))
@@ -61,7 +62,6 @@ final class ProxyFixture: Sendable {
     deinit {
         proxy.stop()
         cloud.stop()
-        try? FileManager.default.removeItem(at: root.deletingLastPathComponent())
     }
 
     func put(_ name: String, _ bytes: [UInt8]) throws {

@@ -2,6 +2,7 @@ import Foundation
 import RangeCache
 import SkyliftCore
 import StreamProxy
+import TestProbes
 import Testing
 
 @Suite struct StreamProxyFailureTests {
@@ -16,8 +17,7 @@ import Testing
         let data = try randomBytes(2_000_000)
         let origin = try FaultyOrigin(data: data, fault: .cut(after: 300_000))
         defer { origin.stop() }
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("proxy-" + UUID().uuidString)
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = try TempFolder("proxy", create: false), dir = scratch.url
         let log = Collected()
         let p = try proxy(for: origin, log: log, dir: dir)
         defer { p.stop() }
@@ -33,8 +33,7 @@ import Testing
     @Test func stoppingWakesPlayersWaitingForBytes() async throws {
         let origin = try FaultyOrigin(data: try randomBytes(500_000), fault: .stall)
         defer { origin.stop() }
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("proxy-" + UUID().uuidString)
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = try TempFolder("proxy", create: false), dir = scratch.url
         let p = try proxy(for: origin, log: Collected(), dir: dir)
         async let player = curl([p.baseURL + "/v.mp4"])
         // Let the player's request reach the point where it waits for the stalled origin.

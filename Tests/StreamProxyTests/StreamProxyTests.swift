@@ -2,6 +2,7 @@ import Foundation
 import RangeCache
 import SkyliftCore
 import StreamProxy
+import TestProbes
 import Testing
 
 @Suite struct StreamProxyTests {
@@ -128,8 +129,7 @@ import Testing
 
     @Test func unreachableOriginIs502() async throws {
         let log = Collected()
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("proxy-" + UUID().uuidString)
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = try TempFolder("proxy", create: false), dir = scratch.url
         // Port 9 on loopback (discard) is closed on test machines: connections are refused.
         let proxy = try ProxyFixture.makeProxy(origin: URL(string: "http://127.0.0.1:9/dav")!, token: "t", cacheDir: dir,
                                                maxCacheSize: 1 << 20, window: 1 << 20, log: log)

@@ -12,3 +12,11 @@ public final class SecretFile: Sendable {
 
     deinit { try? FileManager.default.removeItem(at: url) }
 }
+
+/// Writes `text` to a new file `name` in `dir` with `mode`, returning its path.
+public func secretFile(_ dir: URL, _ name: String, _ text: String, mode: Int) throws -> String {
+    let url = dir.appendingPathComponent(name)
+    try Data(text.utf8).write(to: url)
+    try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: url.path)
+    return url.path
+}

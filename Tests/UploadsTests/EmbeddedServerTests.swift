@@ -5,18 +5,20 @@ import Remotes
 import SkyliftCore
 import StorageServer
 import Synchronization
+import TestProbes
 import Testing
 @testable import Uploads
 
 /// A real StorageServer over a temp root.
 final class EmbeddedCloud: Sendable {
     static let token = "uploads-test-token"
+    private let scratch: TempFolder
     let root: URL
     private let server = Mutex<StorageServer?>(nil)
 
     init(token: String? = EmbeddedCloud.token) throws {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-cloud-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        scratch = try TempFolder("cloud")
+        root = scratch.url
         try start(token: token)
     }
 
@@ -32,21 +34,18 @@ final class EmbeddedCloud: Sendable {
     func folder(_ path: String) -> URL { URL(string: base + "/dav/" + path)! }
     func stored(_ relative: String) -> [UInt8]? { (try? Data(contentsOf: root.appendingPathComponent(relative))).map(Array.init) }
 
-    deinit {
-        server.withLock { $0?.stop() }
-        try? FileManager.default.removeItem(at: root)
-    }
+    deinit { server.withLock { $0?.stop() } }
 }
 
 @Suite struct EmbeddedServerTests {
-    func uploader(_ cloud: EmbeddedCloud, folder: String, dir: TempDir, token: String? = EmbeddedCloud.token,
+    func uploader(_ cloud: EmbeddedCloud, folder: String, dir: TempFolder, token: String? = EmbeddedCloud.token,
                   options: UploadOptions = fastOptions()) async throws -> Uploader {
         let remote = try await RemoteDiscovery(http: remoteHTTP(token: token)).discover(cloud.folder(folder))
         return Uploader(remote: remote, store: ResumeStore(directory: dir.url.appendingPathComponent("state")), options: options)
     }
 
     @Test func uploadsIntoMissingFoldersAndConfirms() async throws {
-        let cloud = try EmbeddedCloud(), dir = try TempDir()
+        let cloud = try EmbeddedCloud(), dir = try TempFolder("uploads")
         let file = try dir.file("in/clip.mp4", count: 300_000, seed: 7)
         let up = try await uploader(cloud, folder: "photos/trip/", dir: dir, options: fastOptions(verify: true))
         let (result, events) = await runCollecting(up.start(try await BlobUploadSource.file(file.path), as: "day 1/clip.mp4"))
@@ -63,7 +62,7 @@ final class EmbeddedCloud: Sendable {
     }
 
     @Test func skipsWhatIsAlreadyThereUnlessForced() async throws {
-        let cloud = try EmbeddedCloud(), dir = try TempDir()
+        let cloud = try EmbeddedCloud(), dir = try TempFolder("uploads")
         let file = try dir.file("a.bin", count: 50_000)
         let source = try await BlobUploadSource.file(file.path)
         let up = try await uploader(cloud, folder: "x/", dir: dir)
@@ -82,7 +81,7 @@ final class EmbeddedCloud: Sendable {
     }
 
     @Test func wrongTokenIsNotRetried() async throws {
-        let cloud = try EmbeddedCloud(), dir = try TempDir()
+        let cloud = try EmbeddedCloud(), dir = try TempFolder("uploads")
         await #expect { _ = try await uploader(cloud, folder: "x/", dir: dir, token: "wrong") } throws: { error in
             let text = "\(error)"
             return (error as? RemoteError)?.status == 401 && text.contains("--token") && !text.contains("wrong")
@@ -114,13 +113,13 @@ final class PlainHandler: HTTPHandler {
 }
 
 @Suite struct EmbeddedServerMoreTests {
-    func uploader(_ cloud: EmbeddedCloud, folder: String, dir: TempDir, options: UploadOptions = fastOptions()) async throws -> Uploader {
+    func uploader(_ cloud: EmbeddedCloud, folder: String, dir: TempFolder, options: UploadOptions = fastOptions()) async throws -> Uploader {
         let remote = try await RemoteDiscovery(http: remoteHTTP(token: EmbeddedCloud.token)).discover(cloud.folder(folder))
         return Uploader(remote: remote, store: ResumeStore(directory: dir.url.appendingPathComponent("state")), options: options)
     }
 
     @Test func changedSourceStartsOverAndSaysSo() async throws {
-        let cloud = try EmbeddedCloud(), dir = try TempDir()
+        let cloud = try EmbeddedCloud(), dir = try TempFolder("uploads")
         let file = try dir.file("v.bin", count: 400_000, seed: 1)
         let up = try await uploader(cloud, folder: "v/", dir: dir, options: fastOptions(partLength: 100_000))
         let first = try await BlobUploadSource.file(file.path)
@@ -134,7 +133,7 @@ final class PlainHandler: HTTPHandler {
     }
 
     @Test func batchRunsInParallelAndOneFailureStopsNoOther() async throws {
-        let cloud = try EmbeddedCloud(), dir = try TempDir()
+        let cloud = try EmbeddedCloud(), dir = try TempFolder("uploads")
         let paths = try (0..<4).map { try dir.file("f\($0).bin", count: 120_000, seed: UInt64($0 + 10)).path }
         let up = try await uploader(cloud, folder: "batch/", dir: dir)
         var items = paths.map { p in UploadItem(label: p, name: URL(fileURLWithPath: p).lastPathComponent) { try await BlobUploadSource.file(p) } }

@@ -3,12 +3,13 @@ import Hashing
 import HTTPServer
 import Remotes
 import SkyliftCore
+import TestProbes
 import Testing
 @testable import Uploads
 
 /// The engine against a tus server that misbehaves on purpose: 460, 409, connections cut mid-PATCH.
 @Suite struct FaultInjectionTests {
-    func upload(_ server: FaultyTusServer, size: Int, partLength: Int64 = 64 << 10, dir: TempDir) async throws
+    func upload(_ server: FaultyTusServer, size: Int, partLength: Int64 = 64 << 10, dir: TempFolder) async throws
         -> (Result<UploadResult, any Error>, [UploadEvent], [UInt8]) {
         let http = HTTPServer(configuration: .init(), handler: server)
         try http.start()
@@ -23,7 +24,7 @@ import Testing
     }
 
     @Test func checksumRejectionResendsThePart() async throws {
-        let dir = try TempDir()
+        let dir = try TempFolder("uploads")
         let server = FaultyTusServer(faults: .init(checksumFailures: [2]))
         let (result, events, bytes) = try await upload(server, size: 200_000, dir: dir)
         let done = try result.get()
@@ -38,7 +39,7 @@ import Testing
 
     /// Some tus servers refuse a creation without `filetype` (browser clients send it).
     @Test func aServerThatNeedsTheFileTypeAcceptsTheUpload() async throws {
-        let dir = try TempDir()
+        let dir = try TempFolder("uploads")
         let server = FaultyTusServer(requiredMetadata: ["filename", "filetype"])
         let http = HTTPServer(configuration: .init(), handler: server)
         try http.start()
@@ -54,7 +55,7 @@ import Testing
     }
 
     @Test func conflictAsksForTheOffsetAgain() async throws {
-        let dir = try TempDir()
+        let dir = try TempFolder("uploads")
         let server = FaultyTusServer(faults: .init(conflicts: [1, 3]), checksumAlgorithms: "sha1")
         let (result, events, bytes) = try await upload(server, size: 150_000, dir: dir)
         _ = try result.get()
@@ -64,7 +65,7 @@ import Testing
     }
 
     @Test func cutConnectionsContinueFromTheServerOffset() async throws {
-        let dir = try TempDir()
+        let dir = try TempFolder("uploads")
         // PATCH 1 keeps 10 000 bytes then the server hangs up; PATCH 3 likewise after 30 000.
         let server = FaultyTusServer(faults: .init(cuts: [1: 10_000, 3: 30_000]), checksumAlgorithms: nil)
         let (result, events, bytes) = try await upload(server, size: 300_000, dir: dir)
@@ -76,7 +77,7 @@ import Testing
     }
 
     @Test func retriesGiveUpWithAClearError() async throws {
-        let dir = try TempDir()
+        let dir = try TempFolder("uploads")
         let server = FaultyTusServer(faults: .init(checksumFailures: Set(1...20)))
         let (result, _, _) = try await upload(server, size: 10_000, dir: dir)
         #expect(throws: UploadError.self) { try result.get() }

@@ -2,6 +2,7 @@ import Foundation
 import Remotes
 import SkyliftCore
 import Synchronization
+import TestProbes
 import Testing
 import TestPrograms
 @testable import Uploads
@@ -10,12 +11,13 @@ import TestPrograms
 final class PythonServer {
     let process = Process()
     let port: Int
+    private let scratch: TempFolder
     let root: URL
     private let lifeline = Pipe()
 
     init(script: String, python: URL) throws {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-peer-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        scratch = try TempFolder("peer")
+        root = scratch.url
         let out = Pipe()
         // The peer exits when this pipe closes, so a test process that dies leaves no server behind.
         process.standardInput = lifeline
@@ -55,7 +57,6 @@ final class PythonServer {
         // SIGKILL: children of Foundation's Process may start with SIGTERM blocked.
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
-        try? FileManager.default.removeItem(at: root)
     }
 
     static let exitWithParent = """
@@ -98,7 +99,7 @@ final class PythonServer {
 @Suite(.serialized) struct ForeignServerTests {
     @Test func tusServerNoOneHereWrote() async throws {
         let peer = try PythonServer(script: PythonServer.aiohttpTus, python: TestPrograms.python("aiohttp", "aiohttp_tus"))
-        let dir = try TempDir()
+        let dir = try TempFolder("uploads")
         let file = try dir.file("holiday.mp4", count: 700_000, seed: 3)
         let remote = try await RemoteDiscovery(http: remoteHTTP()).discover(URL(string: "http://127.0.0.1:\(peer.port)/files")!)
         #expect(remote is TusRemote && !remote.capabilities.readable)
@@ -112,7 +113,7 @@ final class PythonServer {
     /// Parts asked of a tus server that does not offer `concatenation`: one stream, as without them.
     @Test func tusServerWithoutConcatenationTakesOneStreamWhenPartsAreAsked() async throws {
         let peer = try PythonServer(script: PythonServer.aiohttpTus, python: TestPrograms.python("aiohttp", "aiohttp_tus"))
-        let dir = try TempDir()
+        let dir = try TempFolder("uploads")
         let file = try dir.file("parts.bin", count: 3 << 20, seed: 6)
         let remote = try await RemoteDiscovery(http: remoteHTTP(), tusPartials: 4).discover(URL(string: "http://127.0.0.1:\(peer.port)/files")!)
         let state = TusConcatEngineTests.RecordingState(ResumeStore(directory: dir.url.appendingPathComponent("state")))
@@ -127,7 +128,7 @@ final class PythonServer {
 
     @Test func tusServerResumesAnInterruptedUpload() async throws {
         let peer = try PythonServer(script: PythonServer.aiohttpTus, python: TestPrograms.python("aiohttp", "aiohttp_tus"))
-        let dir = try TempDir()
+        let dir = try TempFolder("uploads")
         let file = try dir.file("long.mov", count: 600_000, seed: 4)
         let url = URL(string: "http://127.0.0.1:\(peer.port)/files")!
         let remote = try await RemoteDiscovery(http: remoteHTTP()).discover(url)
@@ -145,7 +146,7 @@ final class PythonServer {
 
     @Test func webDAVServerNoOneHereWrote() async throws {
         let peer = try PythonServer(script: PythonServer.wsgidav, python: TestPrograms.python("wsgidav", "cheroot"))
-        let dir = try TempDir()
+        let dir = try TempFolder("uploads")
         let file = try dir.file("scan.tiff", count: 400_000, seed: 5)
         let remote = try await RemoteDiscovery(http: remoteHTTP()).discover(URL(string: "http://127.0.0.1:\(peer.port)/photos/2026/")!)
         #expect(remote is WebDAVRemote)

@@ -1,17 +1,11 @@
 import Foundation
+import TestProbes
 import Testing
 @testable import Uploads
 
 @Suite struct ResumeStoreTests {
-    func tempDir() throws -> URL {
-        let d = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-state-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: d, withIntermediateDirectories: true)
-        return d
-    }
-
     @Test func savesReplacesAndRemoves() throws {
-        let dir = try tempDir()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = try TempFolder("state"), dir = scratch.url
         let store = ResumeStore(directory: dir.appendingPathComponent("nested/state"))
         #expect(store.load(source: "/a", destination: "http://h/dav/a") == nil)
         var r = ResumeRecord(source: "/a", identity: "1:2:3:4", destination: "http://h/dav/a", protocolName: "tus",
@@ -31,8 +25,7 @@ import Testing
     }
 
     @Test func tornRecordIsIgnored() throws {
-        let dir = try tempDir()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = try TempFolder("state"), dir = scratch.url
         let store = ResumeStore(directory: dir)
         let url = store.fileURL(source: "/a", destination: "d")
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -41,8 +34,7 @@ import Testing
     }
 
     @Test func unwritableStateNamesThePath() throws {
-        let dir = try tempDir()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = try TempFolder("state"), dir = scratch.url
         let blocker = dir.appendingPathComponent("file")
         try Data("x".utf8).write(to: blocker)
         let store = ResumeStore(directory: blocker)

@@ -1,12 +1,13 @@
 import Foundation
 import Remotes
+import TestProbes
 import Testing
 @testable import Uploads
 
 /// Verification against the digest `skylift serve` records while a PUT streams in, by `--verify` and by the
 /// check `watch` makes: confirmed without reading the object back (no GET), also after a damaged body.
 @Suite struct ServedDigestVerifyTests {
-    func upload(through relay: FlippingRelay, _ cloud: EmbeddedCloud, _ dir: TempDir, options: UploadOptions) async throws -> Result<UploadResult, any Error> {
+    func upload(through relay: FlippingRelay, _ cloud: EmbeddedCloud, _ dir: TempFolder, options: UploadOptions) async throws -> Result<UploadResult, any Error> {
         try FileManager.default.createDirectory(at: cloud.root.appendingPathComponent("in"), withIntermediateDirectories: true)
         let remote = WebDAVRemote(folderURL: URL(string: "http://127.0.0.1:\(relay.port)/dav/in/")!, http: remoteHTTP(token: EmbeddedCloud.token))
         let uploader = Uploader(remote: remote, store: ResumeStore(directory: dir.url.appendingPathComponent("state")), options: options)
@@ -18,7 +19,7 @@ import Testing
     // sends it again; the check against the served digest then confirms the stored object with a HEAD, no GET.
     @Test(arguments: ["verify", "served digest only"])
     func aBitFlippedInTransitIsRefusedAndTheResentCopyConfirmedWithoutReadingBack(mode: String) async throws {
-        let cloud = try EmbeddedCloud(), dir = try TempDir()
+        let cloud = try EmbeddedCloud(), dir = try TempFolder("uploads")
         let relay = try FlippingRelay(to: cloud.port, flipAt: 150_000)
         var options = fastOptions(partLength: 1 << 20, verify: mode == "verify")
         options.checkServedDigest = mode != "verify"
@@ -33,7 +34,7 @@ import Testing
     }
 
     @Test func withoutVerificationTheFlipIsStillRefusedByContentDigest() async throws {
-        let cloud = try EmbeddedCloud(), dir = try TempDir()
+        let cloud = try EmbeddedCloud(), dir = try TempFolder("uploads")
         let relay = try FlippingRelay(to: cloud.port, flipAt: 150_000)
         let result = try await upload(through: relay, cloud, dir, options: fastOptions(partLength: 1 << 20))
         let requests = relay.stop()

@@ -4,17 +4,10 @@ import HTTPClient
 import HTTPServer
 import Remotes
 import SkyliftCore
+import TestProbes
 import Uploads
 
-/// A temporary directory removed when the value goes away.
-final class TempDir: Sendable {
-    let url: URL
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-uploads-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-    deinit { try? FileManager.default.removeItem(at: url) }
-
+extension TempFolder {
     /// Writes `count` deterministic pseudo-random bytes (seeded) to `name` and returns its path.
     @discardableResult
     func file(_ name: String, count: Int, seed: UInt64 = 1) throws -> URL {

@@ -44,7 +44,7 @@ import Testing
     }
 
     @Test func cutPartsContinueFromTheirPartialUploadsOffsets() async throws {
-        let cloud = try EmbeddedCloud(), dir = try TempDir()
+        let cloud = try EmbeddedCloud(), dir = try TempFolder("uploads")
         let part: Int64 = 6 << 20, block: Int64 = 4 << 20
         let total = Int(3 * part)
         let file = try dir.file("big.bin", count: total, seed: 9)
@@ -68,7 +68,7 @@ import Testing
     }
 
     @Test func onePartialOrASmallFileIsOneStream() async throws {
-        let cloud = try EmbeddedCloud(), dir = try TempDir()
+        let cloud = try EmbeddedCloud(), dir = try TempFolder("uploads")
         for (name, count, partials) in [("one.bin", 3 << 20, 1), ("small.bin", 1 << 20, 4)] {
             let file = try dir.file(name, count: count, seed: 5)
             let state = RecordingState(ResumeStore(directory: dir.url.appendingPathComponent("state")))
@@ -85,7 +85,7 @@ import Testing
     /// uploads gone, and the file in place with the source's size and SHA-256: done, with nothing sent again and
     /// no second final upload.
     @Test func aLostFinalAnswerIsFoundInPlaceOnTheRetry() async throws {
-        let cloud = try EmbeddedCloud(), dir = try TempDir()
+        let cloud = try EmbeddedCloud(), dir = try TempFolder("uploads")
         let total = 6 << 20
         let file = try dir.file("joined.bin", count: total, seed: 4)
         let source = try await BlobUploadSource.file(file.path)

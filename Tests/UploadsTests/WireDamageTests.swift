@@ -11,7 +11,7 @@ import Testing
 @Suite(.serialized) struct WireDamageTests {
     static let block: Int64 = 4 << 20
 
-    func upload(through relay: FlipRelay, folder: String, file: URL, dir: TempDir, webDAV: Bool = false,
+    func upload(through relay: FlipRelay, folder: String, file: URL, dir: TempFolder, webDAV: Bool = false,
                 retry: RetryPolicy = .immediate) async throws -> UploadResult {
         let url = URL(string: "http://127.0.0.1:\(relay.port)/dav/\(folder)")!
         let http = remoteHTTP(token: EmbeddedCloud.token)
@@ -23,7 +23,7 @@ import Testing
     }
 
     @Test func tusResendsOnlyTheDamagedBlock() async throws {
-        let cloud = try EmbeddedCloud(), dir = try TempDir()
+        let cloud = try EmbeddedCloud(), dir = try TempFolder("uploads")
         let length = 10 << 20 + 4321
         let file = try dir.file("clip.bin", count: length, seed: 9)
         let relay = try FlipRelay(upstream: cloud.port, flipAt: 6 << 20)
@@ -43,7 +43,7 @@ import Testing
     /// A round of bad blocks is an attempt under the engine's one `RetryPolicy`, not a loop of the tus client's
     /// own: with one attempt allowed the damaged upload stops there; the next run repairs the block it left.
     @Test func badBlockRoundsCountAgainstTheRetryPolicy() async throws {
-        let cloud = try EmbeddedCloud(), dir = try TempDir()
+        let cloud = try EmbeddedCloud(), dir = try TempFolder("uploads")
         let length = 9 << 20
         let file = try dir.file("once.bin", count: length, seed: 4)
         let relay = try FlipRelay(upstream: cloud.port, flipAt: 5 << 20)
@@ -64,7 +64,7 @@ import Testing
     }
 
     @Test func webDAVPutWithADamagedByteIsRefusedAndSentAgain() async throws {
-        let cloud = try EmbeddedCloud(), dir = try TempDir()
+        let cloud = try EmbeddedCloud(), dir = try TempFolder("uploads")
         let length = 3 << 20 + 99
         let file = try dir.file("doc.bin", count: length, seed: 3)
         let relay = try FlipRelay(upstream: cloud.port, flipAt: 1 << 20)

@@ -1,13 +1,12 @@
 import Foundation
 import SkyliftCore
+import TestProbes
 import Testing
 @testable import WebApp
 
 @Suite struct SessionTests {
     @Test func cookiesAreSignedRevocableAndPersisted() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-sessions-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = try TempFolder("sessions"), dir = scratch.url
         let state = try WebState(root: dir.path)
         let secret = try state.secret()
         #expect(try state.secret() == secret)
@@ -40,9 +39,7 @@ import Testing
 /// Hostile input to every parser of the module: random and edge-case bytes never trap and are refused.
 @Suite struct HostileInputTests {
     @Test func parsersRefuseGarbage() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-hostile-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = try TempFolder("hostile"), dir = scratch.url
         let state = try WebState(root: dir.path)
         let shares = Shares(state: state, secret: try state.secret())
         let sessions = Sessions(state: state, secret: try state.secret())

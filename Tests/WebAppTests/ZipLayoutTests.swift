@@ -1,6 +1,7 @@
 import TestPrograms
 import Foundation
 import SkyliftSystem
+import TestProbes
 import Testing
 @testable import WebApp
 
@@ -49,9 +50,7 @@ import Testing
     /// Python's zipfile reads the zip64 central directory and end records of a fake 5 GiB entry (its data left out:
     /// only the directory is read) and of a real archive with 70,000 entries, past the 16-bit entry count.
     @Test func pythonReadsZip64Records() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-zip-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = try TempFolder("zip"), dir = scratch.url
 
         let r = ZipLayout.Record(name: Array("big.bin".utf8), size: 5 << 30, crc: 1, offset: 0, isFolder: false, modified: Date())
         var fake = ZipLayout.localHeader(r) + ZipLayout.dataDescriptor(r)
@@ -84,9 +83,7 @@ import Testing
     /// A name longer than the 16-bit length field holds is left out (its file closed), and the archive around it
     /// stays readable: before, the length was clamped while the whole name was written, and every reader failed.
     @Test func anEntryWhoseNameDoesNotFitIsLeftOut() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-zip-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = try TempFolder("zip"), dir = scratch.url
         let file = dir.appendingPathComponent("content.txt")
         try Data("kept".utf8).write(to: file)
 

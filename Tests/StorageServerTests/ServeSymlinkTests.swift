@@ -1,4 +1,5 @@
 import Foundation
+import TestProbes
 import Testing
 
 /// Links and special files in the served tree, attacked through the real `skylift serve` process.

@@ -1,5 +1,6 @@
 import TestPrograms
 import Foundation
+import TestProbes
 import Testing
 
 /// One writer per tus upload, attacked through the real `skylift serve` process: while a PATCH is in flight
@@ -65,7 +66,7 @@ import Testing
         let location = try create(t, length: body.count, name: "clip.bin")
 
         let port = try #require(URL(string: t.url)?.port)
-        let run = try run(try TestPrograms.python(), ["-c", Self.script, String(port), location, bodyFile.path, "800000"]).out
+        let run = try runForOutput(try TestPrograms.python(), ["-c", Self.script, String(port), location, bodyFile.path, "800000"]).out
         let out = try #require(try JSONSerialization.jsonObject(with: Data(run.utf8)) as? [String: Any], "\(run)")
         #expect((out["seen"] as? String).flatMap(Int.init).map { $0 > 0 } == true, "\(out)")
         #expect(out["b_zero"] as? Int == 423, "\(out)")
@@ -84,7 +85,7 @@ import Testing
         let location = try create(t, length: 1000, name: "half.bin")
         let port = try #require(URL(string: t.url)?.port)
         // A PATCH whose client vanishes mid-body: the server notices the closed connection and lets go.
-        _ = try run(try TestPrograms.python(), ["-c", """
+        _ = try runForOutput(try TestPrograms.python(), ["-c", """
             import socket, sys
             a = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
             a.sendall(("PATCH %s HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\nTus-Resumable: 1.0.0\\r\\n"
@@ -112,7 +113,7 @@ import Testing
     private func create(_ t: HostileTree, length: Int, name: String) throws -> String {
         try FileManager.default.createDirectory(at: t.file("inbox"), withIntermediateDirectories: true)
         let metadata = "filename " + Data(name.utf8).base64EncodedString()
-        let headers = try run(try TestPrograms.path("curl"), ["-s", "-D", "-", "-o", "/dev/null", "-X", "POST", "-H", "Tus-Resumable: 1.0.0",
+        let headers = try runForOutput(try TestPrograms.path("curl"), ["-s", "-D", "-", "-o", "/dev/null", "-X", "POST", "-H", "Tus-Resumable: 1.0.0",
                                                 "-H", "Upload-Length: \(length)", "-H", "Upload-Metadata: \(metadata)", t.url + "inbox/"]).out
         let line = try #require(headers.components(separatedBy: "\r\n").first { $0.lowercased().hasPrefix("location:") })
         return line.dropFirst("location:".count).trimmingCharacters(in: .whitespaces)

@@ -1,11 +1,13 @@
 import TestPrograms
 import Foundation
+import TestProbes
 import Testing
 
 /// A real `skylift serve` child over a temp root, beside an "outside" folder (a secret file and a subfolder)
 /// that links in the root may point at. Every answer is kept, so a test can check that the secret never
 /// left the server and that the outside folder is byte-for-byte what it was.
 final class HostileTree {
+    private let scratch: TempFolder
     let base: URL
     let root: URL
     let outside: URL
@@ -22,7 +24,8 @@ final class HostileTree {
     }
 
     init() throws {
-        base = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-hostile-\(UUID().uuidString)")
+        scratch = try TempFolder("hostile")
+        base = scratch.url
         root = base.appendingPathComponent("root")
         outside = base.appendingPathComponent("outside")
         let fm = FileManager.default
@@ -47,7 +50,6 @@ final class HostileTree {
         while serve.process.isRunning && Date() < deadline { usleep(20_000) }
         if serve.process.isRunning { kill(serve.process.processIdentifier, SIGKILL) }
         serve.process.waitUntilExit()
-        try? FileManager.default.removeItem(at: base)
     }
 
     func file(_ relative: String) -> URL { root.appendingPathComponent(relative) }
@@ -72,7 +74,7 @@ final class HostileTree {
     /// `path` is below `/dav/`, or absolute when it starts with `/`.
     @discardableResult
     func send(_ method: String, _ path: String, _ headers: [String] = [], body: String? = nil) throws -> Answer {
-        let text = try run(try TestPrograms.path("curl"), ["-s", "--path-as-is", "--max-time", "10", "-X", method, "-w", "\n%{http_code}"]
+        let text = try runForOutput(try TestPrograms.path("curl"), ["-s", "--path-as-is", "--max-time", "10", "-X", method, "-w", "\n%{http_code}"]
             + (method == "HEAD" ? ["-I"] : []) + headers.flatMap { ["-H", $0] } + (body.map { ["--data-binary", $0] } ?? [])
             + [path.hasPrefix("/") ? String(url.dropLast("/dav/".count)) + path : url + path]).out
         // -w appended "\n<status>": the body is everything before that last newline.

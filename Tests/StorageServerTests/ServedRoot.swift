@@ -1,16 +1,18 @@
+import TestProbes
 import TestPrograms
 import Foundation
 
 /// A `skylift serve` child process on a loopback port over a fresh temporary root, and raw requests to it.
 final class ServedRoot {
     static let token = "xml-attack-token-1"
+    private let scratch: TempFolder
     let root: URL
     let serve: ServeProcess
     let url: String
 
     init() throws {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-served-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        scratch = try TempFolder("served")
+        root = scratch.url
         serve = try ServeProcess(["--root", root.path, "--listen", "127.0.0.1:0", "--token", Self.token, "--quiet"],
                                  environment: ["PATH": "/usr/bin:/bin"])
         let line = serve.lines(3).first { $0.hasPrefix("  url:") } ?? ""
@@ -64,6 +66,5 @@ final class ServedRoot {
 
     deinit {
         if serve.process.isRunning { _ = serve.terminate() }
-        try? FileManager.default.removeItem(at: root)
     }
 }

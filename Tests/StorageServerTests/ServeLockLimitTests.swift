@@ -1,5 +1,6 @@
 import TestPrograms
 import Foundation
+import TestProbes
 import Testing
 
 /// Bounds on WebDAV locks in the real `skylift serve` process: the owner's size, the lifetime, locks per

@@ -1,21 +1,19 @@
 import Foundation
-import SkyliftCore
 import StorageServer
-import Synchronization
 import TestProbes
 import Testing
 
-/// Persistent connections on the real `skylift serve` and `skylift proxy` binaries, driven over one raw socket
-/// each: every answer read from a `RawConnection` came over its single TCP connect.
+/// Persistent connections on the real `skylift serve` binary (and an in-process `StorageServer` for the
+/// connection limit), driven over one raw socket each: every answer read from a `RawConnection` came over its
+/// single TCP connect. The proxy's side is `ProxyKeepAliveTests` (SkyliftCLITests).
 @Suite struct KeepAliveProcessTests {
     static let token = "ka-token-\(UUID().uuidString)"
     static let auth = "Authorization: Bearer \(token)\r\n"
 
     /// A `skylift serve` child on a temp root, and the port it listens on.
-    func serve() throws -> (ServeProcess, port: UInt16, root: URL) {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-ka-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        let process = try ServeProcess(["--root", root.path, "--listen", "127.0.0.1:0", "--token", Self.token, "--quiet"],
+    func serve() throws -> (ServeProcess, port: UInt16, root: TempFolder) {
+        let root = try TempFolder("ka")
+        let process = try ServeProcess(["--root", root.url.path, "--listen", "127.0.0.1:0", "--token", Self.token, "--quiet"],
                                        environment: ["PATH": "/usr/bin:/bin"])
         let url = try #require(process.lines(3).first { $0.hasPrefix("  url:") })
         let port = try #require(url.split(separator: ":").last?.split(separator: "/").first.flatMap { UInt16($0) })
@@ -23,8 +21,8 @@ import Testing
     }
 
     @Test func serveAnswersAn401AndTheAuthorizedRetryOnOneConnection() throws {
-        let (process, port, root) = try serve()
-        defer { _ = process.terminate(); try? FileManager.default.removeItem(at: root) }
+        let (process, port, scratch) = try serve(), root = scratch.url
+        defer { _ = process.terminate() }
         let c = try RawConnection(port: port)
         // No credentials: 401 before the body is read; the small body is drained and the connection stays.
         try c.send("PUT /dav/a.txt HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n\r\n", body: Array("hello".utf8))
@@ -41,8 +39,8 @@ import Testing
     }
 
     @Test func servePipelinedRequestsAreAnsweredInOrder() throws {
-        let (process, port, root) = try serve()
-        defer { _ = process.terminate(); try? FileManager.default.removeItem(at: root) }
+        let (process, port, scratch) = try serve(), root = scratch.url
+        defer { _ = process.terminate() }
         try Data("first".utf8).write(to: root.appendingPathComponent("one.txt"))
         try Data("second!".utf8).write(to: root.appendingPathComponent("two.txt"))
         let c = try RawConnection(port: port)
@@ -60,8 +58,8 @@ import Testing
     }
 
     @Test func serveHTTP10KeepsTheConnectionOnlyWhenAsked() throws {
-        let (process, port, root) = try serve()
-        defer { _ = process.terminate(); try? FileManager.default.removeItem(at: root) }
+        let (process, port, scratch) = try serve(), root = scratch.url
+        defer { _ = process.terminate() }
         try Data("ten".utf8).write(to: root.appendingPathComponent("f.txt"))
         let c = try RawConnection(port: port)
         for _ in 0..<2 {
@@ -76,8 +74,8 @@ import Testing
     }
 
     @Test func serveEarly413WithAnUnreadBodyKeepsTheConnection() throws {
-        let (process, port, root) = try serve()
-        defer { _ = process.terminate(); try? FileManager.default.removeItem(at: root) }
+        let (process, port, scratch) = try serve()
+        defer { _ = process.terminate(); withExtendedLifetime(scratch) {} }
         let c = try RawConnection(port: port)
         try c.send("POST /dav/ HTTP/1.1\r\nHost: t\r\n\(Self.auth)Tus-Resumable: 1.0.0\r\nUpload-Length: 5\r\n"
             + "Upload-Metadata: filename \(Data("t.bin".utf8).base64EncodedString())\r\nContent-Length: 0\r\n\r\n")
@@ -95,51 +93,8 @@ import Testing
         #expect(try c.response().text == "01234")
     }
 
-    @Test func proxyServesManyRangesOnOneConnectionAndReusesItsOriginConnection() throws {
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-ka-proxy-\(UUID().uuidString)")
-        let root = base.appendingPathComponent("cloud")
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: base) }
-        let data = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
-        for i in 0..<5 { try Data(data).write(to: root.appendingPathComponent("clip\(i).mp4")) }
-        let originRequests = Mutex(0)
-        let cloud = try StorageServer(configuration: StorageConfiguration(root: root, token: Self.token, accessLog: Logger(label: "access") { _ in
-            originRequests.withLock { $0 += 1 }
-        }))
-        try cloud.start()
-        defer { cloud.stop() }
-        let proxy = try ProxyProcess(["--origin", cloud.baseURL + "/dav", "--token", Self.token, "--listen", "127.0.0.1:0",
-                                      "--cache-dir", base.appendingPathComponent("cache").path, "--quiet"])
-        defer { proxy.process.terminate(); _ = proxy.finish() }
-        let port = try #require(try proxy.url().split(separator: ":").last.flatMap { UInt16($0) })
-        let c = try RawConnection(port: port)
-        let range = { (i: Int, from: Int, to: Int) in "GET /clip\(i).mp4 HTTP/1.1\r\nHost: 127.0.0.1\r\nRange: bytes=\(from)-\(to)\r\n\r\n" }
-        for i in 0..<5 {
-            try c.send(range(i, 0, 9))
-            let r = try c.response()
-            #expect(r.status == 206 && r.body == Array(data[0...9]))
-        }
-        // Pipelined, warm and cold mixed.
-        try c.send(range(0, 100, 199) + range(1, 150_000, 150_099) + "GET /nothing.mp4 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" + range(2, 7, 7))
-        #expect(try c.response().body == Array(data[100...199]))
-        #expect(try c.response().body == Array(data[150_000...150_099]))
-        #expect(try c.response().status == 404)
-        #expect(try c.response().body == [data[7]])
-        // A method the proxy refuses, with a small body, then a GET on the same connection.
-        try c.send("PUT /clip0.mp4 HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 3\r\n\r\n", body: [1, 2, 3])
-        #expect(try c.response().status == 405)
-        try c.send(range(3, 0, 0))
-        #expect(try c.response().body == [data[0]])
-        // Six cold resources took a HEAD and block GETs each from the origin, over connections the proxy kept:
-        // as many as it had requests in flight at once, not one per request.
-        let requests = originRequests.withLock { $0 }, connections = cloud.connectionsAccepted
-        #expect(requests >= 12 && connections <= 4, "the proxy opened \(connections) connections for \(requests) origin requests")
-    }
-
     @Test func pastTheLimitAClientGets503AndIdleConnectionsClose() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-ka-limit-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: root) }
+        let scratch = try TempFolder("ka-limit"), root = scratch.url
         try Data("x".utf8).write(to: root.appendingPathComponent("x"))
         let server = try StorageServer(configuration: StorageConfiguration(root: root, token: nil, connectionLimit: 2, idleTimeout: 2))
         try server.start()

@@ -1,14 +1,14 @@
 import Foundation
+import TestProbes
 import Testing
 
 /// `skylift serve` attacked by a web page (DNS rebinding), a local user reading argv, and a client sending
 /// control bytes (issue 10, items 4 and 6).
 @Suite struct ServeAttackTests {
     /// A fresh root holding `a.txt`.
-    func root() throws -> URL {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-serve-attack-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        try Data("served".utf8).write(to: root.appendingPathComponent("a.txt"))
+    func root() throws -> TempFolder {
+        let root = try TempFolder("serve-attack")
+        try Data("served".utf8).write(to: root.appending("a.txt"))
         return root
     }
 
@@ -17,8 +17,7 @@ import Testing
     }
 
     @Test func noAuthServeAnswersOnlyLoopbackAndListedHosts() throws {
-        let root = try root()
-        defer { try? FileManager.default.removeItem(at: root) }
+        let scratch = try root(), root = scratch.url
         let serve = try ServeProcess(["--root", root.path, "--listen", "127.0.0.1:0", "--no-auth", "--allow-host", "phone.lan"],
                                      environment: ["PATH": "/usr/bin:/bin"])
         let dav = try url(serve)
@@ -40,8 +39,7 @@ import Testing
     }
 
     @Test func tokenServeTakesAnyHostUnlessNamesAreListed() throws {
-        let root = try root()
-        defer { try? FileManager.default.removeItem(at: root) }
+        let scratch = try root(), root = scratch.url
         let token = "serve-tok-\(UUID().uuidString)"
         let file = try secretFile(root, "token", token, mode: 0o600)
         let auth = ["-H", "Authorization: Bearer \(token)"]
@@ -68,8 +66,7 @@ import Testing
     }
 
     @Test func controlBytesInTheTargetStayOneEscapedLogLine() throws {
-        let root = try root()
-        defer { try? FileManager.default.removeItem(at: root) }
+        let scratch = try root(), root = scratch.url
         let serve = try ServeProcess(["--root", root.path, "--listen", "127.0.0.1:0", "--no-auth"], environment: ["PATH": "/usr/bin:/bin"])
         let dav = try url(serve)
         let port = Int(dav.split(separator: ":").last?.split(separator: "/").first ?? "") ?? 0

@@ -7,8 +7,7 @@ import Testing
 /// resume after a reload, video with seeking, image viewer, new folder/rename/move/delete, share links opened
 /// in a fresh browser with no cookie, sign-out.
 @Suite struct WebAppBrowserTests {
-    static let scripts = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../WebAppTests/browser").standardized
+    static let scripts = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("browser")
 
     @Test func appInHeadlessChromium() throws {
         let server = try WebAppServer()

@@ -1,4 +1,5 @@
 import Foundation
+import TestProbes
 import Testing
 
 /// Share links made by `skylift share` (and the app's `POST /api/share`), used against the real serve process.

@@ -1,5 +1,6 @@
 import TestPrograms
 import Foundation
+import TestProbes
 import Testing
 
 /// Sign-in, the session cookie and its cross-site checks, against the real `skylift serve` process.
@@ -114,23 +115,6 @@ import Testing
             let target = try #require(URL(string: href, relativeTo: folder)).absoluteString
             #expect(try curlStatus(["-g", target]) == "200", "\(href) → \(target)")
         }
-    }
-
-    @Test func warnsWhenTheTokenWouldCrossTheNetworkInClear() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-warn-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: root) }
-        var logs: [String] = []
-        for listen in ["0.0.0.0:0", "127.0.0.1:0"] {
-            let serve = try ServeProcess(["--root", root.path, "--listen", listen, "--token", "t", "--quiet"],
-                                         environment: ["PATH": "/usr/bin:/bin"])
-            _ = serve.lines(4)
-            _ = serve.terminate()
-            logs.append(String(decoding: serve.stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
-        }
-        #expect(logs[0].contains("warning: listening on 0.0.0.0:0 without TLS"), "\(logs[0])")
-        #expect(logs[0].contains("--tls-self-signed"), "\(logs[0])")
-        #expect(!logs[1].contains("warning"), "\(logs[1])")
     }
 
     @Test func signOutRevokesTheCookieWhichSurvivesRestartsUntilThen() throws {

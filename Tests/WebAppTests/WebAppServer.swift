@@ -1,9 +1,11 @@
 import TestPrograms
 import Foundation
+import TestProbes
 import Testing
 
 /// A real `skylift serve` child with a token over a temp root, for the web app's tests, and curl to talk to it.
 final class WebAppServer {
+    private let scratch: TempFolder
     let base: URL
     let root: URL
     let token = "tok-" + UUID().uuidString
@@ -17,9 +19,9 @@ final class WebAppServer {
 
     init(serveArguments: [String] = []) throws {
         self.serveArguments = serveArguments
-        base = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-webapp-\(UUID().uuidString)")
-        root = base.appendingPathComponent("root")
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        scratch = try TempFolder("webapp")
+        base = scratch.url
+        root = try scratch.folder("root")
         try start()
     }
 
@@ -46,10 +48,7 @@ final class WebAppServer {
         return String(decoding: serve.stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     }
 
-    deinit {
-        stop()
-        try? FileManager.default.removeItem(at: base)
-    }
+    deinit { stop() }
 
     struct Answer {
         var status: Int
