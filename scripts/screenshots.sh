@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Makes the README's screenshots of the web app (docs/screenshots/*.png) with headless Chromium: a sample
+# Makes the web app's screenshots (shown in docs/serve.md) (docs/screenshots/*.png) with headless Chromium: a sample
 # store (pictures and a clip made by ffmpeg), the real `skylift serve`, and scripts/screenshots.py driving it.
 # Needs chromium, chromium-driver, ffmpeg (scripts/deps.sh) and selenium (scripts/pip-deps.sh).
 set -euo pipefail
