@@ -79,7 +79,14 @@ public struct ResumeStore: ResumeState {
 
     /// Replaces the record atomically and durably. The folders are created 0700 and the file 0600: a record
     /// names a tus upload URL, which is all another user would need to write into that upload.
-    public func save(_ record: ResumeRecord) throws {
+    ///
+    /// The write (two fsyncs and a rename) runs on the engine's `skylift-state` executor, never on the
+    /// cooperative pool; the caller's task is suspended meanwhile.
+    public func save(_ record: ResumeRecord) async throws {
+        try await UploadExecutors.stateFiles.run { try self.write(record) }
+    }
+
+    private func write(_ record: ResumeRecord) throws {
         let url = fileURL(source: record.source, destination: record.destination)
         let folder = url.deletingLastPathComponent()
         do {

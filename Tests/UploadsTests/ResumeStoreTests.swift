@@ -9,17 +9,17 @@ import Testing
         return d
     }
 
-    @Test func savesReplacesAndRemoves() throws {
+    @Test func savesReplacesAndRemoves() async throws {
         let dir = try tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
         let store = ResumeStore(directory: dir.appendingPathComponent("nested/state"))
         #expect(store.load(source: "/a", destination: "http://h/dav/a") == nil)
         var r = ResumeRecord(source: "/a", identity: "1:2:3:4", destination: "http://h/dav/a", protocolName: "tus",
                              token: "http://h/uploads/9", length: 10, confirmedOffset: 4)
-        try store.save(r)
+        try await store.save(r)
         #expect(store.load(source: "/a", destination: "http://h/dav/a")?.confirmedOffset == 4)
         r.confirmedOffset = 8
-        try store.save(r)
+        try await store.save(r)
         #expect(store.load(source: "/a", destination: "http://h/dav/a")?.confirmedOffset == 8)
         // No temporary files are left beside the record.
         let files = try FileManager.default.contentsOfDirectory(atPath: store.fileURL(source: "/a", destination: "http://h/dav/a").deletingLastPathComponent().path)
@@ -40,14 +40,14 @@ import Testing
         #expect(store.load(source: "/a", destination: "d") == nil)
     }
 
-    @Test func unwritableStateNamesThePath() throws {
+    @Test func unwritableStateNamesThePath() async throws {
         let dir = try tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
         let blocker = dir.appendingPathComponent("file")
         try Data("x".utf8).write(to: blocker)
         let store = ResumeStore(directory: blocker)
         let r = ResumeRecord(source: "/a", identity: "i", destination: "d", protocolName: "tus", token: nil, length: 1)
-        #expect { try store.save(r) } throws: { error in
+        await #expect { try await store.save(r) } throws: { error in
             guard case let .stateNotWritable(path, _) = error as? UploadError else { return false }
             return path.hasPrefix(blocker.path)
         }

@@ -31,7 +31,7 @@ import Testing
         func load(source: String, destination: String) async -> ResumeRecord? { store.load(source: source, destination: destination) }
         func save(_ record: ResumeRecord) async throws {
             if let token = record.token { tokens.withLock { $0.append(token) } }
-            try store.save(record)
+            try await store.save(record)
         }
         func remove(source: String, destination: String) async { store.remove(source: source, destination: destination) }
     }
