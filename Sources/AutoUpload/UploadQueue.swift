@@ -33,8 +33,8 @@ public final class UploadQueue: Sendable {
         }
         self.root = root
         do {
-            db = try SQLiteDatabase(path: path)
-            let existing: String? = try db.writeNow { c in
+            var existing: String?
+            db = try SQLiteDatabase(path: path) { c in
                 try c.script("""
                     CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
                     CREATE TABLE IF NOT EXISTS files(
@@ -55,7 +55,7 @@ public final class UploadQueue: Sendable {
                 try Self.allowWaiting(c)
                 let rows = try c.query("SELECT value FROM meta WHERE key = 'root'")
                 if rows.isEmpty { try c.execute("INSERT INTO meta(key, value) VALUES ('root', ?)", [.text(root)]) }
-                return rows.first?.text(0)
+                existing = rows.first?.text(0)
             }
             if let existing, existing != root {
                 throw AutoUploadError.stateBelongsToOtherFolder(state: stateDirectory.path, existing: existing, given: root)
@@ -69,15 +69,16 @@ public final class UploadQueue: Sendable {
         }
     }
 
-    /// Opens an existing queue read-only (for `skylift status`), whatever folder it belongs to.
-    public init(readingStateIn stateDirectory: URL) throws(AutoUploadError) {
+    /// Opens an existing queue read-only (for `skylift status`), whatever folder it belongs to. The file is
+    /// opened on SQLite's opening executor and read on the connection's own: no thread of the caller's waits.
+    public init(readingStateIn stateDirectory: URL) async throws(AutoUploadError) {
         let path = stateDirectory.appendingPathComponent(Self.fileName).path
         guard FileManager.default.fileExists(atPath: path) else {
             throw .stateNotUsable(path: stateDirectory.path, reason: "no watch state here (run `skylift watch` first)")
         }
         do {
-            db = try SQLiteDatabase(path: path, readOnly: true)
-            root = try db.readNow { c in try c.query("SELECT value FROM meta WHERE key = 'root'").first?.text(0) } ?? ""
+            db = try await SQLiteDatabase.open(path: path, readOnly: true)
+            root = try await db.read { c in try c.query("SELECT value FROM meta WHERE key = 'root'").first?.text(0) } ?? ""
         } catch let error as SQLiteError {
             throw .database(error)
         } catch {

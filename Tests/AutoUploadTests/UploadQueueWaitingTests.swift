@@ -11,8 +11,7 @@ import Testing
     /// The table as queues were made before the `waiting` state: its CHECK does not allow it.
     func makeOldQueue() throws {
         try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
-        let db = try SQLiteDatabase(path: state.appendingPathComponent(UploadQueue.fileName).path)
-        try db.writeNow { c in
+        _ = try SQLiteDatabase(path: state.appendingPathComponent(UploadQueue.fileName).path) { c in
             try c.script("""
                 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
                 CREATE TABLE files(
