@@ -1,7 +1,7 @@
 import Foundation
 
 /// Where the engine keeps what it needs to continue an upload after a crash: one ``ResumeRecord`` per
-/// source → destination pair. `upload` and `copy` keep records as JSON files (``ResumeStore``); `watch` keeps
+/// source → destination pair. `upload` and `copy` keep records as JSON files (``ResumeFileStore``); `watch` keeps
 /// them in its queue's row for the file, so the row is the resume record and nothing is copied between stores.
 ///
 /// `save` must be durable against a killed process when it returns: the engine saves a write's token before

@@ -6,7 +6,7 @@ enum UploadExecutors {
     /// sources block while they open and read. Four threads: more digests wait their turn, each reading at
     /// disk or network speed.
     static let sourceReads = BlockingExecutor(name: "skylift-source", threads: 4)
-    /// Resume records (``ResumeStore``'s `AtomicFile` replacement: two fsyncs and a rename each). Two threads:
+    /// Resume records (``ResumeFileStore``'s `AtomicFile` replacement: two fsyncs and a rename each). Two threads:
     /// parallel jobs save their records side by side, and a record saves before its upload's first byte.
     static let stateFiles = BlockingExecutor(name: "skylift-state", threads: 2)
 }

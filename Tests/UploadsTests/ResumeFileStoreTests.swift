@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Uploads
 
-@Suite struct ResumeStoreTests {
+@Suite struct ResumeFileStoreTests {
     func tempDir() throws -> URL {
         let d = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-state-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: d, withIntermediateDirectories: true)
@@ -12,7 +12,7 @@ import Testing
     @Test func savesReplacesAndRemoves() async throws {
         let dir = try tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let store = ResumeStore(directory: dir.appendingPathComponent("nested/state"))
+        let store = ResumeFileStore(directory: dir.appendingPathComponent("nested/state"))
         #expect(store.load(source: "/a", destination: "http://h/dav/a") == nil)
         var r = ResumeRecord(source: "/a", identity: "1:2:3:4", destination: "http://h/dav/a", protocolName: "tus",
                              token: "http://h/uploads/9", length: 10, confirmedOffset: 4)
@@ -33,7 +33,7 @@ import Testing
     @Test func tornRecordIsIgnored() throws {
         let dir = try tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let store = ResumeStore(directory: dir)
+        let store = ResumeFileStore(directory: dir)
         let url = store.fileURL(source: "/a", destination: "d")
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         try Data("{\"source\":\"/a\",".utf8).write(to: url)
@@ -45,7 +45,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         let blocker = dir.appendingPathComponent("file")
         try Data("x".utf8).write(to: blocker)
-        let store = ResumeStore(directory: blocker)
+        let store = ResumeFileStore(directory: blocker)
         let r = ResumeRecord(source: "/a", identity: "i", destination: "d", protocolName: "tus", token: nil, length: 1)
         await #expect { try await store.save(r) } throws: { error in
             guard case let .stateNotWritable(path, _) = error as? UploadError else { return false }
@@ -54,8 +54,8 @@ import Testing
     }
 
     @Test func defaultDirectoryFollowsXDG() {
-        #expect(ResumeStore.defaultDirectory(environment: ["XDG_STATE_HOME": "/x/state", "HOME": "/home/u"]).path == "/x/state/skylift")
-        #expect(ResumeStore.defaultDirectory(environment: ["HOME": "/home/u"]).path == "/home/u/.local/state/skylift")
-        #expect(ResumeStore.defaultDirectory(environment: ["XDG_STATE_HOME": "relative", "HOME": "/home/u"]).path == "/home/u/.local/state/skylift")
+        #expect(ResumeFileStore.defaultDirectory(environment: ["XDG_STATE_HOME": "/x/state", "HOME": "/home/u"]).path == "/x/state/skylift")
+        #expect(ResumeFileStore.defaultDirectory(environment: ["HOME": "/home/u"]).path == "/home/u/.local/state/skylift")
+        #expect(ResumeFileStore.defaultDirectory(environment: ["XDG_STATE_HOME": "relative", "HOME": "/home/u"]).path == "/home/u/.local/state/skylift")
     }
 }
