@@ -6,7 +6,7 @@ import SkyliftSystem
 /// The durable queue: one SQLite database (WAL) under the state folder, one row per known file.
 ///
 /// A row is written when a file settles (`pending`), before its upload starts (`uploading`; the engine keeps
-/// its resume record, upload URL first, in the row through ``QueueResumeState``), and when the server
+/// its resume record, upload URL first, in the row through ``QueueResumeStore``), and when the server
 /// confirmed it (`done`, with the snapshot that was sent).
 /// After a crash, `uploading` rows go back to `pending` with their upload URL kept, so the engine reattaches
 /// and continues from the server's offset.
@@ -51,7 +51,7 @@ public final class UploadQueue: Sendable {
                         updated REAL NOT NULL);
                     CREATE INDEX IF NOT EXISTS files_by_state ON files(state, retry_at);
                     """)
-                try QueueResumeState.addColumns(c)
+                try QueueResumeStore.addColumns(c)
                 try Self.allowWaiting(c)
                 let rows = try c.query("SELECT value FROM meta WHERE key = 'root'")
                 if rows.isEmpty { try c.execute("INSERT INTO meta(key, value) VALUES ('root', ?)", [.text(root)]) }
@@ -182,7 +182,7 @@ public final class UploadQueue: Sendable {
 
     /// Records the resumable upload's URL or progress, without waiting: the write is queued behind every
     /// earlier access, so a later `markDone` or read sees it. Informational (the engine saves its resume
-    /// record in the row through ``QueueResumeState``), so a failure to record it is dropped.
+    /// record in the row through ``QueueResumeStore``), so a failure to record it is dropped.
     public func recordProgress(_ path: String, uploadURL: String?, sent: Int64) {
         db.writeLater { c in
             try c.execute("""

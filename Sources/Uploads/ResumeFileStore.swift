@@ -43,7 +43,7 @@ public struct ResumeRecord: Codable, Sendable, Hashable {
 /// Resume records as small JSON files in one directory, one per source → destination pair, each replaced
 /// atomically (write to a temporary file, flush to disk, rename), so a crash leaves the old or the new
 /// record, never a torn one.
-public struct ResumeFileStore: ResumeState {
+public struct ResumeFileStore: ResumeStore {
     public let directory: URL
 
     public init(directory: URL) {

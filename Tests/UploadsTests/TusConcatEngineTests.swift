@@ -24,7 +24,7 @@ import Testing
     }
 
     /// Keeps every record the engine saves, besides storing them.
-    final class RecordingState: ResumeState {
+    final class RecordingState: ResumeStore {
         let store: ResumeFileStore
         let tokens = Mutex<[String]>([])
         init(_ store: ResumeFileStore) { self.store = store }
@@ -36,7 +36,7 @@ import Testing
         func remove(source: String, destination: String) async { store.remove(source: source, destination: destination) }
     }
 
-    func uploader(_ cloud: EmbeddedCloud, partials: Int, state: any ResumeState) async throws -> Uploader {
+    func uploader(_ cloud: EmbeddedCloud, partials: Int, state: any ResumeStore) async throws -> Uploader {
         let remote = try await RemoteDiscovery(http: remoteHTTP(token: EmbeddedCloud.token), tusPartials: partials).discover(cloud.folder("c/"))
         var options = fastOptions()
         options.tusPartials = partials

@@ -10,7 +10,7 @@ import Uploads
 /// The row is found by the content it describes (size, mtime, inode; its own path first), so a file moved while
 /// it is sent still finds its record under the new path. Saves are synchronous SQLite commits in WAL mode,
 /// so a record the engine saved survives a killed process.
-public struct QueueResumeState: ResumeState {
+public struct QueueResumeStore: ResumeStore {
     let queue: UploadQueue
     let snapshot: FileSnapshot
 

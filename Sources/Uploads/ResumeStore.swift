@@ -6,7 +6,7 @@ import Foundation
 ///
 /// `save` must be durable against a killed process when it returns: the engine saves a write's token before
 /// the first byte of it goes out.
-public protocol ResumeState: Sendable {
+public protocol ResumeStore: Sendable {
     /// The record for `source` → `destination`, or nil when there is none (or it cannot be read: that only
     /// costs a fresh start).
     func load(source: String, destination: String) async -> ResumeRecord?
