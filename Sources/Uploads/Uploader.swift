@@ -49,7 +49,7 @@ struct Job {
     var remote: any Remote { uploader.remote }
     var store: any ResumeStore { uploader.store }
     var options: UploadOptions { uploader.options }
-    var protocolName: String { remote is S3Remote ? "s3" : remote.capabilities.resumable ? "tus" : "webdav" }
+    var protocolName: String { remote.kind.rawValue }
 
     var attempts = 0
     /// Fresh starts after the server lost the upload; bounded so a server that always forgets cannot loop us.
