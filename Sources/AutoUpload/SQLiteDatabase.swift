@@ -1,29 +1,6 @@
 import CSQLite
 import SkyliftSystem
 
-/// A value bound to or read from a statement.
-enum SQLiteValue: Sendable, Equatable {
-    case null
-    case integer(Int64)
-    case real(Double)
-    case text(String)
-}
-
-/// One result row, by column index.
-struct SQLiteRow: Sendable {
-    var values: [SQLiteValue]
-
-    func int(_ i: Int) -> Int64? { if case let .integer(v) = values[i] { v } else { nil } }
-    func double(_ i: Int) -> Double? {
-        switch values[i] {
-        case let .real(v): v
-        case let .integer(v): Double(v)
-        default: nil
-        }
-    }
-    func text(_ i: Int) -> String? { if case let .text(v) = values[i] { v } else { nil } }
-}
-
 /// One SQLite connection in WAL mode, confined to a serial executor of its own (`skylift-sqlite`, one
 /// thread): the C handle is only ever touched by that executor's thread, one access at a time (GRDB's
 /// model), or by `init` before the database is shared with anyone.

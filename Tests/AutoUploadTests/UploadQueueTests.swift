@@ -169,7 +169,7 @@ import Testing
             db.writeLater { later in try later.execute("INSERT INTO meta(key, value) VALUES ('later', '1')") }
         }
         #expect(try await q.enqueue(snap("after.jpg", 1)))
-        let after = try await db.read { c in try c.query("SELECT key FROM meta ORDER BY key").compactMap { $0.text(0) } }
+        let after = try await db.read { c in try c.query("SELECT key FROM meta ORDER BY key").compactMap { $0.text("key") } }
         #expect(after == ["first", "later", "root"])
     }
 
