@@ -1,4 +1,5 @@
 import Foundation
+import Hashing
 @testable import HTTPClient
 import Testing
 
@@ -34,5 +35,21 @@ import Testing
         }
         #expect(bodies.map(\.count).sorted() == (0 ..< 8).map { 300_000 + $0 })
         #expect(transport.executor.threadCount <= 2)
+    }
+
+    /// A streamed body that reads a GET of the same transport (`copy`), with one transfer allowed at a time:
+    /// streamed bodies and the rest run on separate executors, so the GET gets a thread while the upload
+    /// holds the other. On one shared executor of one thread the GET would wait behind the upload forever.
+    @Test(.timeLimit(.minutes(1))) func aBodyReadingAGetOfTheSameTransportCompletes() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let transport = CurlTransport(configuration: .init(maxTransfers: 1))
+        let length: Int64 = 3_000_000
+        let source = server.url("/bytes/\(length)")
+        let response = try await transport.execute(HTTPClientRequest(
+            method: "PUT", url: server.url("/digest"),
+            body: .stream(length: length) { RelayedStream(transport: transport, source: source) }))
+        let answer = String(decoding: try await response.collect(upTo: 1024), as: UTF8.self)
+        #expect(answer == "\(length) \(Digest.hash(.sha256, patternBytes(at: 0, count: Int(length))).hexString)\n")
     }
 }
