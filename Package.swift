@@ -48,7 +48,7 @@ let package = Package(
         // assets/), not package resources: a copied or static `skylift` binary has no resource bundle beside it.
         .target(name: "WebApp", dependencies: ["HTTPServer", "SkyliftCore", "SkyliftSystem", "Hashing"], exclude: ["assets"]),
         .target(name: "StorageServer", dependencies: ["HTTPServer", "SkyliftCore", "SkyliftSystem", "Hashing", "WebApp"]),
-        .target(name: "HTTPClient", dependencies: ["SkyliftCore", "CCurl"]),
+        .target(name: "HTTPClient", dependencies: ["SkyliftCore", "SkyliftSystem", "CCurl"]),
         // URLSession behind the HTTPTransport contract; its own module so only its users link FoundationNetworking.
         .target(name: "URLSessionHTTP", dependencies: ["HTTPClient", "SkyliftCore"]),
         // No HTTP here: a user of FileSource links no libcurl. HTTPSource (a ranged-GET source) lives in Remotes.

@@ -7,7 +7,7 @@ import Uploads
 
 /// `FileUploading` over the resumable upload engine (`Uploads.Uploader`): tus when the destination offers
 /// it, WebDAV PUT otherwise, S3 multipart with parallel parts. The engine keeps each upload's resume record in
-/// the file's queue row (``QueueResumeState``) before the first byte is sent and always asks the server what it
+/// the file's queue row (``QueueResumeStore``) before the first byte is sent and always asks the server what it
 /// holds, so an interrupted upload continues where the server stopped, in this process or the next. Retries
 /// happen inside the engine; the agent only re-queues a file whose run failed for good.
 public struct EngineUploader: FileUploading {
@@ -37,7 +37,7 @@ public struct EngineUploader: FileUploading {
         }
     }
 
-    public func upload(localPath: String, as remotePath: String, expected: FileSnapshot, resume: any ResumeState,
+    public func upload(localPath: String, as remotePath: String, expected: FileSnapshot, resume: any ResumeStore,
                        report: @escaping @Sendable (UploadReport) -> Void) async throws(UploadFailure) {
         let source: BlobUploadSource
         do {

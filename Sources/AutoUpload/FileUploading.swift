@@ -10,7 +10,7 @@ public protocol FileUploading: Sendable {
     /// there, resuming an earlier interrupted attempt of the same content from the server's offset.
     /// Cancellation stops at a resumable point and throws `.cancelled`. `resume` keeps the upload's resume
     /// record (the file's queue row), so a crash at any point finds the upload, or the finished object, again.
-    func upload(localPath: String, as remotePath: String, expected: FileSnapshot, resume: any ResumeState,
+    func upload(localPath: String, as remotePath: String, expected: FileSnapshot, resume: any ResumeStore,
                 report: @escaping @Sendable (UploadReport) -> Void) async throws(UploadFailure)
     /// Removes `remotePath` from the destination (missing is fine).
     func delete(_ remotePath: String) async throws(UploadFailure)

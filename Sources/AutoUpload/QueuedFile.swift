@@ -3,8 +3,18 @@ import FolderWatch
 /// Where a file is in its life: waiting, being sent, paused until the server has space again (`waiting`: it
 /// answered 507 and keeps what it had; tried again at `retryAt`, minutes later and growing), sent, or failed (to
 /// be retried later).
+///
+/// The raw value is the state's one spelling, in the queue's `state` column as everywhere else; statements
+/// name states through ``sql`` and ``sql(_:)``, never as literals of their own.
 public enum UploadState: String, Sendable, CaseIterable, Codable {
     case pending, uploading, waiting, done, failed
+
+    /// The state as an SQL literal (`'done'`), for statements: a constant of the code, never user input.
+    var sql: String { "'\(rawValue)'" }
+
+    /// States as an SQL list (`('failed','waiting')`), for `IN` and the table's CHECK.
+    static func sql(_ states: [UploadState]) -> String { "(" + states.map(\.sql).joined(separator: ",") + ")" }
+    static func sql(_ states: UploadState...) -> String { sql(states) }
 }
 
 /// One row of the durable queue.

@@ -52,12 +52,13 @@ final class SQLiteConnection {
             guard rc == SQLITE_OK else { throw fail(rc, sql) }
         }
         var rows: [SQLiteRow] = []
+        let count = sqlite3_column_count(statement)
+        let columns = collect ? Self.columnNames(statement, count: count) : [:]
         while true {
             let rc = sqlite3_step(statement)
             if rc == SQLITE_DONE { break }
             guard rc == SQLITE_ROW else { throw fail(rc, sql) }
             guard collect else { continue }
-            let count = sqlite3_column_count(statement)
             var values: [SQLiteValue] = []
             values.reserveCapacity(Int(count))
             for c in 0..<count {
@@ -69,9 +70,19 @@ final class SQLiteConnection {
                 default: values.append(.null)
                 }
             }
-            rows.append(SQLiteRow(values: values))
+            rows.append(SQLiteRow(columns: columns, values: values))
         }
         return rows
+    }
+
+    /// Each result column's name → its position (the first, should two share a name).
+    private static func columnNames(_ statement: OpaquePointer, count: Int32) -> [String: Int] {
+        var names: [String: Int] = [:]
+        for c in 0..<count {
+            guard let name = sqlite3_column_name(statement, c).map({ String(cString: $0) }), names[name] == nil else { continue }
+            names[name] = Int(c)
+        }
+        return names
     }
 
     private func prepared(_ sql: String) throws(SQLiteError) -> OpaquePointer {

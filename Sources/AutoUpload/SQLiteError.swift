@@ -20,16 +20,4 @@ public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
         }
         self.context = context
     }
-
-    /// A database access was started from inside another access to the same database, which would wait
-    /// for itself forever.
-    static func nestedAccess(path: String) -> SQLiteError {
-        SQLiteError(code: SQLITE_MISUSE, message: "nested access from inside another read or write", context: path)
-    }
-
-    private init(code: Int32, message: String, context: String) {
-        self.code = code
-        self.message = message
-        self.context = context
-    }
 }

@@ -29,7 +29,7 @@ extension UploadQueue {
                 let new = to + row.path.dropFirst(from.count)
                 try c.execute("DELETE FROM files WHERE path = ?", [.text(new)])
                 try c.execute("""
-                    UPDATE files SET path = ?, remote_path = CASE WHEN state = 'done' THEN remote_path ELSE ? END, updated = ?
+                    UPDATE files SET path = ?, remote_path = CASE WHEN state = \(UploadState.done.sql) THEN remote_path ELSE ? END, updated = ?
                     WHERE path = ?
                     """, [.text(new), .text(new), .real(Self.now()), .text(row.path)])
             }

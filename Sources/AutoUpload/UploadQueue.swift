@@ -6,7 +6,7 @@ import SkyliftSystem
 /// The durable queue: one SQLite database (WAL) under the state folder, one row per known file.
 ///
 /// A row is written when a file settles (`pending`), before its upload starts (`uploading`; the engine keeps
-/// its resume record, upload URL first, in the row through ``QueueResumeState``), and when the server
+/// its resume record, upload URL first, in the row through ``QueueResumeStore``), and when the server
 /// confirmed it (`done`, with the snapshot that was sent).
 /// After a crash, `uploading` rows go back to `pending` with their upload URL kept, so the engine reattaches
 /// and continues from the server's offset.
@@ -33,29 +33,12 @@ public final class UploadQueue: Sendable {
         }
         self.root = root
         do {
-            db = try SQLiteDatabase(path: path)
-            let existing: String? = try db.writeNow { c in
-                try c.script("""
-                    CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-                    CREATE TABLE IF NOT EXISTS files(
-                        path TEXT PRIMARY KEY,
-                        remote_path TEXT NOT NULL,
-                        size INTEGER NOT NULL, mtime INTEGER NOT NULL, inode INTEGER NOT NULL,
-                        digest TEXT,
-                        state TEXT NOT NULL CHECK (state IN \(Self.states)),
-                        upload_url TEXT,
-                        sent INTEGER NOT NULL DEFAULT 0,
-                        attempts INTEGER NOT NULL DEFAULT 0,
-                        reason TEXT,
-                        retry_at REAL,
-                        updated REAL NOT NULL);
-                    CREATE INDEX IF NOT EXISTS files_by_state ON files(state, retry_at);
-                    """)
-                try QueueResumeState.addColumns(c)
-                try Self.allowWaiting(c)
+            var existing: String?
+            db = try SQLiteDatabase(path: path) { c in
+                try QueueSchema.migrate(c, path: path)
                 let rows = try c.query("SELECT value FROM meta WHERE key = 'root'")
                 if rows.isEmpty { try c.execute("INSERT INTO meta(key, value) VALUES ('root', ?)", [.text(root)]) }
-                return rows.first?.text(0)
+                existing = rows.first?.text("value")
             }
             if let existing, existing != root {
                 throw AutoUploadError.stateBelongsToOtherFolder(state: stateDirectory.path, existing: existing, given: root)
@@ -69,15 +52,16 @@ public final class UploadQueue: Sendable {
         }
     }
 
-    /// Opens an existing queue read-only (for `skylift status`), whatever folder it belongs to.
-    public init(readingStateIn stateDirectory: URL) throws(AutoUploadError) {
+    /// Opens an existing queue read-only (for `skylift status`), whatever folder it belongs to. The file is
+    /// opened on SQLite's opening executor and read on the connection's own: no thread of the caller's waits.
+    public init(readingStateIn stateDirectory: URL) async throws(AutoUploadError) {
         let path = stateDirectory.appendingPathComponent(Self.fileName).path
         guard FileManager.default.fileExists(atPath: path) else {
             throw .stateNotUsable(path: stateDirectory.path, reason: "no watch state here (run `skylift watch` first)")
         }
         do {
-            db = try SQLiteDatabase(path: path, readOnly: true)
-            root = try db.readNow { c in try c.query("SELECT value FROM meta WHERE key = 'root'").first?.text(0) } ?? ""
+            db = try await SQLiteDatabase.open(path: path, readOnly: true)
+            root = try await db.read { c in try c.query("SELECT value FROM meta WHERE key = 'root'").first?.text("value") } ?? ""
         } catch let error as SQLiteError {
             throw .database(error)
         } catch {
@@ -104,13 +88,13 @@ public final class UploadQueue: Sendable {
     public func status(errorLimit: Int = 10) async throws(AutoUploadError) -> QueueStatus {
         try await reading { c in
             var counts = Dictionary(uniqueKeysWithValues: UploadState.allCases.map { ($0, 0) })
-            for row in try c.query("SELECT state, COUNT(*) FROM files GROUP BY state") {
-                if let name = row.text(0), let state = UploadState(rawValue: name) { counts[state] = Int(row.int(1) ?? 0) }
+            for row in try c.query("SELECT state, COUNT(*) AS count FROM files GROUP BY state") {
+                if let name = row.text("state"), let state = UploadState(rawValue: name) { counts[state] = Int(row.int("count") ?? 0) }
             }
-            let inFlight = try c.query("SELECT \(Self.columns) FROM files WHERE state = 'uploading' ORDER BY path").map(Self.decode)
-            let errors = try c.query("SELECT \(Self.columns) FROM files WHERE state = 'failed' ORDER BY updated DESC LIMIT ?",
+            let inFlight = try c.query("SELECT \(Self.columns) FROM files WHERE state = \(UploadState.uploading.sql) ORDER BY path").map(Self.decode)
+            let errors = try c.query("SELECT \(Self.columns) FROM files WHERE state = \(UploadState.failed.sql) ORDER BY updated DESC LIMIT ?",
                                      [.integer(Int64(errorLimit))]).map(Self.decode)
-            let waiting = try c.query("SELECT \(Self.columns) FROM files WHERE state = 'waiting' ORDER BY retry_at LIMIT ?",
+            let waiting = try c.query("SELECT \(Self.columns) FROM files WHERE state = \(UploadState.waiting.sql) ORDER BY retry_at LIMIT ?",
                                       [.integer(Int64(errorLimit))]).map(Self.decode)
             return QueueStatus(root: self.root, counts: counts, inFlight: inFlight, lastErrors: errors, waiting: waiting)
         }
@@ -118,7 +102,7 @@ public final class UploadQueue: Sendable {
 
     /// When the earliest failed or waiting file may be retried, if any.
     public func nextRetry() async throws(AutoUploadError) -> Double? {
-        try await reading { c in try c.query("SELECT MIN(retry_at) FROM files WHERE state IN ('failed', 'waiting')").first?.double(0) }
+        try await reading { c in try c.query("SELECT MIN(retry_at) AS next FROM files WHERE state IN \(UploadState.sql(.failed, .waiting))").first?.double("next") }
     }
 
     // MARK: - Changes
@@ -136,27 +120,27 @@ public final class UploadQueue: Sendable {
         // A moved file whose remote copy still has this name would be overwritten by this upload: it gets
         // uploaded under its own name instead.
         try c.execute("""
-            UPDATE files SET state = 'pending', remote_path = path, upload_url = NULL, sent = 0, updated = ?
+            UPDATE files SET state = \(UploadState.pending.sql), remote_path = path, upload_url = NULL, sent = 0, updated = ?
             WHERE remote_path = ? AND path != ?
             """, [.real(now), .text(s.path), .text(s.path)])
         if let row = try c.query("SELECT \(columns) FROM files WHERE path = ?", [.text(s.path)]).first.map(decode) {
             if row.snapshot.agrees(with: s) {
                 if row.state == .failed {
                     // A file that failed and settled again unchanged is worth trying again now.
-                    try c.execute("UPDATE files SET state = 'pending', retry_at = NULL, updated = ? WHERE path = ?",
+                    try c.execute("UPDATE files SET state = \(UploadState.pending.sql), retry_at = NULL, updated = ? WHERE path = ?",
                                   [.real(now), .text(s.path)])
                 }
                 return row.state != .done
             }
             // New content: upload again, replacing the remote copy at the file's own name.
             try c.execute("""
-                UPDATE files SET size = ?, mtime = ?, inode = ?, digest = NULL, state = 'pending', upload_url = NULL,
+                UPDATE files SET size = ?, mtime = ?, inode = ?, digest = NULL, state = \(UploadState.pending.sql), upload_url = NULL,
                 sent = 0, attempts = 0, reason = NULL, retry_at = NULL, space_waits = 0, remote_path = path, updated = ? WHERE path = ?
                 """, [.integer(s.size), .integer(s.mtimeNanoseconds), .integer(Int64(bitPattern: s.inode)), .real(now), .text(s.path)])
             return true
         }
         try c.execute("""
-            INSERT INTO files(path, remote_path, size, mtime, inode, state, updated) VALUES (?, ?, ?, ?, ?, 'pending', ?)
+            INSERT INTO files(path, remote_path, size, mtime, inode, state, updated) VALUES (?, ?, ?, ?, ?, \(UploadState.pending.sql), ?)
             """, [.text(s.path), .text(s.path), .integer(s.size), .integer(s.mtimeNanoseconds),
                   .integer(Int64(bitPattern: s.inode)), .real(now)])
         return true
@@ -167,11 +151,11 @@ public final class UploadQueue: Sendable {
         try await writing { c in
             let rows = try c.query("""
                 SELECT \(Self.columns) FROM files
-                WHERE state = 'pending' OR (state IN ('failed', 'waiting') AND retry_at <= ?)
-                ORDER BY state != 'pending', updated LIMIT 1
+                WHERE state = \(UploadState.pending.sql) OR (state IN \(UploadState.sql(.failed, .waiting)) AND retry_at <= ?)
+                ORDER BY state != \(UploadState.pending.sql), updated LIMIT 1
                 """, [.real(now)])
             guard var row = rows.first.map(Self.decode) else { return nil }
-            try c.execute("UPDATE files SET state = 'uploading', attempts = attempts + 1, updated = ? WHERE path = ?",
+            try c.execute("UPDATE files SET state = \(UploadState.uploading.sql), attempts = attempts + 1, updated = ? WHERE path = ?",
                           [.real(now), .text(row.path)])
             row.state = .uploading
             row.attempts += 1
@@ -181,11 +165,11 @@ public final class UploadQueue: Sendable {
 
     /// Records the resumable upload's URL or progress, without waiting: the write is queued behind every
     /// earlier access, so a later `markDone` or read sees it. Informational (the engine saves its resume
-    /// record in the row through ``QueueResumeState``), so a failure to record it is dropped.
+    /// record in the row through ``QueueResumeStore``), so a failure to record it is dropped.
     public func recordProgress(_ path: String, uploadURL: String?, sent: Int64) {
         db.writeLater { c in
             try c.execute("""
-                UPDATE files SET upload_url = COALESCE(?, upload_url), sent = ?, updated = ? WHERE path = ? AND state = 'uploading'
+                UPDATE files SET upload_url = COALESCE(?, upload_url), sent = ?, updated = ? WHERE path = ? AND state = \(UploadState.uploading.sql)
                 """, [uploadURL.map(SQLiteValue.text) ?? .null, .integer(sent), .real(Self.now()), .text(path)])
         }
     }
@@ -195,7 +179,7 @@ public final class UploadQueue: Sendable {
     public func refresh(_ snapshot: FileSnapshot) async throws(AutoUploadError) {
         try await writing { c in
             try c.execute("""
-                UPDATE files SET size = ?, mtime = ?, inode = ?, digest = NULL, updated = ? WHERE path = ? AND state = 'uploading'
+                UPDATE files SET size = ?, mtime = ?, inode = ?, digest = NULL, updated = ? WHERE path = ? AND state = \(UploadState.uploading.sql)
                 """, [.integer(snapshot.size), .integer(snapshot.mtimeNanoseconds), .integer(Int64(bitPattern: snapshot.inode)),
                       .real(Self.now()), .text(snapshot.path)])
         }
@@ -208,9 +192,9 @@ public final class UploadQueue: Sendable {
     public func markDone(_ file: QueuedFile, digest: String? = nil) async throws(AutoUploadError) -> Bool {
         try await writing { c in
             try c.execute("""
-                UPDATE files SET state = 'done', upload_url = NULL, sent = size, reason = NULL, retry_at = NULL, space_waits = 0,
+                UPDATE files SET state = \(UploadState.done.sql), upload_url = NULL, sent = size, reason = NULL, retry_at = NULL, space_waits = 0,
                 digest = COALESCE(?, digest), updated = ?
-                WHERE path = ? AND state = 'uploading' AND size = ? AND mtime = ? AND inode = ?
+                WHERE path = ? AND state = \(UploadState.uploading.sql) AND size = ? AND mtime = ? AND inode = ?
                 """, [digest.map(SQLiteValue.text) ?? .null, .real(Self.now()), .text(file.path), .integer(file.size),
                       .integer(file.mtimeNanoseconds), .integer(Int64(bitPattern: file.inode))])
             return c.changes > 0
@@ -221,7 +205,7 @@ public final class UploadQueue: Sendable {
     /// a file moved while it was sent has its row under the new path.
     public func uploading(_ snapshot: FileSnapshot) async throws(AutoUploadError) -> QueuedFile? {
         try await reading { c in
-            try c.query("SELECT \(Self.columns) FROM files WHERE state = 'uploading' AND size = ? AND mtime = ? AND inode = ? LIMIT 1",
+            try c.query("SELECT \(Self.columns) FROM files WHERE state = \(UploadState.uploading.sql) AND size = ? AND mtime = ? AND inode = ? LIMIT 1",
                         [.integer(snapshot.size), .integer(snapshot.mtimeNanoseconds), .integer(Int64(bitPattern: snapshot.inode))])
                 .first.map(Self.decode)
         }
@@ -231,7 +215,7 @@ public final class UploadQueue: Sendable {
     public func markFailed(_ path: String, reason: String, retryAt: Double) async throws(AutoUploadError) {
         try await writing { c in
             try c.execute("""
-                UPDATE files SET state = 'failed', reason = ?, retry_at = ?, updated = ? WHERE path = ? AND state = 'uploading'
+                UPDATE files SET state = \(UploadState.failed.sql), reason = ?, retry_at = ?, updated = ? WHERE path = ? AND state = \(UploadState.uploading.sql)
                 """, [.text(reason), .real(retryAt), .real(Self.now()), .text(path)])
         }
     }
@@ -239,7 +223,7 @@ public final class UploadQueue: Sendable {
     /// Puts an interrupted upload back in line, keeping its upload URL so it resumes.
     public func release(_ path: String) async throws(AutoUploadError) {
         try await writing { c in
-            try c.execute("UPDATE files SET state = 'pending', updated = ? WHERE path = ? AND state = 'uploading'",
+            try c.execute("UPDATE files SET state = \(UploadState.pending.sql), updated = ? WHERE path = ? AND state = \(UploadState.uploading.sql)",
                           [.real(Self.now()), .text(path)])
         }
     }
@@ -248,7 +232,7 @@ public final class UploadQueue: Sendable {
     @discardableResult
     public func recoverInterrupted() async throws(AutoUploadError) -> Int {
         try await writing { c in
-            try c.execute("UPDATE files SET state = 'pending' WHERE state = 'uploading'")
+            try c.execute("UPDATE files SET state = \(UploadState.pending.sql) WHERE state = \(UploadState.uploading.sql)")
             return c.changes
         }
     }
@@ -270,10 +254,10 @@ public final class UploadQueue: Sendable {
     }
 
     static func decode(_ r: SQLiteRow) -> QueuedFile {
-        QueuedFile(path: r.text(0) ?? "", remotePath: r.text(1) ?? "", size: r.int(2) ?? 0, mtimeNanoseconds: r.int(3) ?? 0,
-                   inode: UInt64(bitPattern: r.int(4) ?? 0), digest: r.text(5),
-                   state: r.text(6).flatMap(UploadState.init(rawValue:)) ?? .pending, uploadURL: r.text(7),
-                   sent: r.int(8) ?? 0, attempts: Int(r.int(9) ?? 0), reason: r.text(10), retryAt: r.double(11),
-                   updated: r.double(12) ?? 0)
+        QueuedFile(path: r.text("path") ?? "", remotePath: r.text("remote_path") ?? "", size: r.int("size") ?? 0,
+                   mtimeNanoseconds: r.int("mtime") ?? 0, inode: UInt64(bitPattern: r.int("inode") ?? 0), digest: r.text("digest"),
+                   state: r.text("state").flatMap(UploadState.init(rawValue:)) ?? .pending, uploadURL: r.text("upload_url"),
+                   sent: r.int("sent") ?? 0, attempts: Int(r.int("attempts") ?? 0), reason: r.text("reason"),
+                   retryAt: r.double("retry_at"), updated: r.double("updated") ?? 0)
     }
 }

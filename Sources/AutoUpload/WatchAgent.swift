@@ -196,7 +196,7 @@ public final class WatchAgent: Sendable {
         let skipped = Mutex(false)
         do {
             try await uploader.upload(localPath: root.appendingPathComponent(file.path).path, as: file.remotePath,
-                                      expected: file.snapshot, resume: QueueResumeState(queue: queue, snapshot: file.snapshot)) { report in
+                                      expected: file.snapshot, resume: QueueResumeStore(queue: queue, snapshot: file.snapshot)) { report in
                 switch report {
                 case let .resumed(offset):
                     queue.recordProgress(path, uploadURL: nil, sent: offset)

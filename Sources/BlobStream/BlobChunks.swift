@@ -1,10 +1,12 @@
 import Foundation
+import SkyliftSystem
 import Synchronization
 
 /// A source's bytes as an `AsyncSequence` of chunks, read ahead by at most `bufferedChunks` chunks.
 ///
 /// The source is opened on the first `next()` and closed when the sequence ends, fails or is dropped. Reads
-/// run on a private dispatch queue (never on the Swift concurrency pool), with the same re-open and
+/// run on a one-thread executor of the sequence's own, `skylift-blobread` (never on the Swift concurrency
+/// pool; the thread ends two seconds after the last read), with the same re-open and
 /// version checks as ``BlobInputStream``. Iterate it once.
 ///
 /// ```swift
@@ -40,11 +42,12 @@ public struct BlobChunks: AsyncSequence, Sendable {
     }
 }
 
-/// Reads chunks on a private queue into a bounded buffer and hands them to one consumer.
+/// Reads chunks on its own serial executor into a bounded buffer and hands them to one consumer.
 final class ChunkPump: Sendable {
     private let spec: BlobChunks
     private let reader: BlobReader
-    private let queue = DispatchQueue(label: "BlobChunks.read")
+    /// Serial: one read at a time, in order, and the close after the last of them.
+    private let queue = BlockingExecutor(name: "skylift-blobread", threads: 1)
     private let state = Mutex(State())
 
     private struct State {
@@ -127,7 +130,7 @@ final class ChunkPump: Sendable {
         let count = Int(min(Int64(spec.chunkSize), s.end - offset))
         s.nextOffset += Int64(count)
         s.inFlight = true
-        queue.async { [self] in
+        queue.execute { [self] in
             let result = Result {
                 try [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
                     initialized = try reader.readBlock(into: UnsafeMutableRawBufferPointer(buffer), at: offset)
@@ -158,6 +161,6 @@ final class ChunkPump: Sendable {
     private func finish(_ s: inout State) {
         guard !s.closed else { return }
         s.closed = true
-        queue.async { [reader] in reader.close() }
+        queue.execute { [reader] in reader.close() }
     }
 }

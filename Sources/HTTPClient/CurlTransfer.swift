@@ -3,10 +3,10 @@ import CCurl
 import Foundation
 import SkyliftCore
 
-/// One request on one curl easy handle, run start to finish on a thread of its own.
+/// One request on one curl easy handle, run start to finish on one thread of the transport's executor.
 final class CurlTransfer: @unchecked Sendable {
-    // @unchecked: after `run()` starts, every stored var is touched only by the transfer's thread (curl calls
-    // the callbacks from inside `curl_easy_perform` on that thread). The only state shared with other threads
+    // @unchecked: after `run()` starts, every stored var is touched only by the thread running it (curl calls
+    // the callbacks from inside `curl_easy_perform` on that thread, and `run` is one executor job). The only state shared with other threads
     // lives in `channel`, which synchronizes itself.
 
     let request: HTTPClientRequest

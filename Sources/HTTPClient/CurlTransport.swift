@@ -2,11 +2,18 @@
 import CCurl
 import Foundation
 import SkyliftCore
+import SkyliftSystem
 
 /// HTTP over libcurl: the Linux default, because URLSession on Linux moves bytes several times slower.
 ///
-/// Each request runs a curl easy handle on a thread of its own, so a transfer that waits (on a full
-/// response buffer, on a slow request body stream) holds up only itself, never Swift's cooperative pool.
+/// Each request runs a curl easy handle (`curl_easy_perform`) on one thread of one of the transport's two
+/// executors, reused from request to request and ended after two idle seconds; a transfer that waits (on a
+/// full response buffer, on a slow request body stream) holds up only its thread, never Swift's cooperative
+/// pool. Requests whose body is a stream run on `skylift-curl-up`, all others on `skylift-curl`, each at most
+/// ``Configuration/maxTransfers`` at once (more wait for a thread, in order). Two executors because a streamed
+/// body may wait on another request of the same transport (`copy`: a PATCH reading its source through a GET),
+/// never the other way round: a GET waits only for its own consumer. So however many uploads hold their
+/// threads, the GETs they read from still get theirs.
 /// Idle easy handles are kept for reuse, and with them their open connections.
 public final class CurlTransport: HTTPTransport {
     public struct Configuration: Sendable {
@@ -18,24 +25,33 @@ public final class CurlTransport: HTTPTransport {
         public var idleHandles: Int
         /// Extra trust for HTTPS servers (a CA file or a pinned key); nil for the system's CA list.
         public var tls: TLSTrust?
+        /// Transfers running at once on each of the transport's two executors (streamed request bodies, and
+        /// the rest); more wait for one to end. Threads are started only as transfers need them.
+        public var maxTransfers: Int
 
         public init(responseBufferSize: Int = 4 << 20, socketBufferSize: Int = 256 * 1024, idleHandles: Int = 8,
-                    tls: TLSTrust? = nil) {
+                    tls: TLSTrust? = nil, maxTransfers: Int = 128) {
             self.responseBufferSize = responseBufferSize
             self.socketBufferSize = socketBufferSize
             self.idleHandles = idleHandles
             self.tls = tls
+            self.maxTransfers = maxTransfers
         }
     }
 
     public let configuration: Configuration
     private let pool: CurlHandlePool
+    /// Where transfers run: `streaming` for requests with a streamed body, `executor` for the others.
+    let executor: BlockingExecutor
+    let streaming: BlockingExecutor
 
     public init(configuration: Configuration = .init()) {
         // Thread-safe and reference-counted in libcurl ≥ 7.84; must precede the first easy handle.
         curl_global_init(skylift_curl_global_default)
         self.configuration = configuration
         self.pool = CurlHandlePool(limit: configuration.idleHandles)
+        self.executor = BlockingExecutor(name: "skylift-curl", threads: max(1, configuration.maxTransfers))
+        self.streaming = BlockingExecutor(name: "skylift-curl-up", threads: max(1, configuration.maxTransfers))
     }
 
     public func execute(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {
@@ -44,9 +60,7 @@ public final class CurlTransport: HTTPTransport {
         let channel = ResponseChannel(url: url, capacity: configuration.responseBufferSize)
         let transfer = CurlTransfer(request: request, redactedURL: url, channel: channel, pool: pool,
                                     socketBufferSize: configuration.socketBufferSize, tls: configuration.tls)
-        let thread = Thread { transfer.run() }
-        thread.name = "skylift-curl"
-        thread.start()
+        if case .stream = request.body { streaming.execute { transfer.run() } } else { executor.execute { transfer.run() } }
         let head = try await channel.head()
         return HTTPClientResponse(status: head.status, headers: head.headers, body: HTTPResponseBody(url: url, channel: channel))
     }

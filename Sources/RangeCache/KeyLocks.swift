@@ -14,6 +14,9 @@ final class KeyLocks: Sendable {
 
     private let table = Mutex<[String: (gate: Gate, users: Int)]>([:])
 
+    /// Threads holding or waiting for `key`'s lock (tests use it to see a commit waiting).
+    func users(of key: String) -> Int { table.withLock { $0[key]?.users ?? 0 } }
+
     func withLock<T: Sendable>(_ key: String, _ body: () throws -> T) rethrows -> T {
         let gate = table.withLock { t in
             var slot = t[key] ?? (Gate(), 0)

@@ -70,7 +70,7 @@ extension RangeCache {
             let r = blockRange(index, length: entry.length)
             let view = UnsafeMutableRawBufferPointer(rebasing: scratch[0 ..< Int(r.length)])
             let n = (try? fd.read(into: view, at: r.offset, path: path)) ?? -1
-            if n == Int(r.length) && BlockChecksum.of(UnsafeRawBufferPointer(view)) == sum {
+            if n == Int(r.length) && CacheBlockDigest.of(UnsafeRawBufferPointer(view)) == sum {
                 good.append(index)
             } else {
                 bad.append(index)
@@ -143,7 +143,7 @@ extension RangeCache {
         }
         guard let target else { return }
         defer { unpin(target.pin) }
-        let sum = BlockChecksum.of(bytes)
+        let sum = CacheBlockDigest.of(bytes)
         do {
             try target.fd.writeAll(bytes, at: range.offset, path: target.path)
         } catch {

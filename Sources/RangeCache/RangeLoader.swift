@@ -41,12 +41,16 @@ public final class RangeLoader: Sendable {
         public var idleResourceTimeout: Double
         /// One line per notable event. Lines carry URLs without queries, never header values.
         public var logger: Logger
+        /// Threads of the loader's executor: downloads (which write and flush the cache synchronously) and the
+        /// proxy's waits for them run there, so this many resources can be blocked on a slow disk before a
+        /// download of another one waits for a thread.
+        public var downloadThreads: Int
 
         public init(droppedQueryParameters: Set<String> = [], initialWindow: Int64 = 1 << 20,
                     maxWindow: Int64 = 32 << 20, lookAhead: Int64 = 1 << 20, revalidateAfter: Double = 5,
                     memoryFallback: Int64 = 32 << 20, retry: RetryPolicy = RetryPolicy(maxAttempts: 3, baseDelay: 0.1, maxDelay: 1),
                     maxIdleResources: Int = 1024, idleResourceTimeout: Double = 600,
-                    logger: Logger = .disabled(label: "loader")) {
+                    logger: Logger = .disabled(label: "loader"), downloadThreads: Int = 8) {
             self.droppedQueryParameters = droppedQueryParameters
             self.initialWindow = initialWindow
             self.maxWindow = maxWindow
@@ -57,6 +61,7 @@ public final class RangeLoader: Sendable {
             self.maxIdleResources = maxIdleResources
             self.idleResourceTimeout = idleResourceTimeout
             self.logger = logger
+            self.downloadThreads = downloadThreads
         }
     }
 
@@ -64,14 +69,17 @@ public final class RangeLoader: Sendable {
     let origin: any RangeOrigin
     let configuration: Configuration
     private let resources = ThreadMutex<[String: LoaderResource]>([:])
-    /// Where downloads run; callers that block a thread waiting for the loader should run their async work
-    /// here too (`Task(executorPreference:)`), so a busy shared pool cannot starve them.
-    public let executor = BlockingExecutor(label: "skylift.range-loader")
+    /// Where downloads run (`Configuration.downloadThreads` threads named `skylift-loader`); callers that
+    /// block a thread waiting for the loader should run their async work here too (`Task(executorPreference:)`),
+    /// so a busy shared pool cannot starve them. Not serial: a download blocked in one resource's cache write or
+    /// flush holds one thread, and other resources' downloads go on on the others.
+    public let executor: BlockingExecutor
 
     public init(cache: RangeCache, origin: any RangeOrigin, configuration: Configuration = .init()) {
         self.cache = cache
         self.origin = origin
         self.configuration = configuration
+        executor = BlockingExecutor(name: "skylift-loader", threads: max(1, configuration.downloadThreads))
     }
 
     /// Describes `url` (asking the origin when the known description is older than `revalidateAfter`)

@@ -64,20 +64,7 @@ struct ResourceMap: Sendable, Equatable {
         self.blocks = blocks
     }
 
-    private static func trailer(_ bytes: [UInt8]) -> UInt64 { BlockChecksum.fold(Digest.hash(.sha256, bytes)) }
-}
-
-/// Per-block checksums: the first 8 bytes of SHA-256, enough to catch torn writes and bit rot.
-enum BlockChecksum {
-    static func of(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
-        var digest = Digest(.sha256)
-        digest.update(bytes)
-        return fold(digest.finalize())
-    }
-
-    static func fold(_ digest: [UInt8]) -> UInt64 {
-        digest.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-    }
+    private static func trailer(_ bytes: [UInt8]) -> UInt64 { CacheBlockDigest.fold(Digest.hash(.sha256, bytes)) }
 }
 
 private struct ByteReader {

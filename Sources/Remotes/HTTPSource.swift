@@ -50,8 +50,9 @@ public final class HTTPSource: BlobSource {
     }
 
     private let state = Mutex(State())
-    /// Where the source's async work runs, so blocking callers never wait on the shared concurrency pool.
-    private let executor = BlockingExecutor(label: "HTTPSource")
+    /// Where the source's async work runs, so blocking callers never wait on the shared concurrency pool. One
+    /// thread: a source is read by one reader at a time, and the thread ends when the source is idle.
+    private let executor = BlockingExecutor(name: "skylift-httpsrc", threads: 1)
 
     public init(url: URL, headers: HTTPHeaders = [:], transport: any HTTPTransport,
                 expectedEntityTag: String? = nil, retry: RetryPolicy = RetryPolicy(maxAttempts: 5, baseDelay: 0.05, maxDelay: 2),

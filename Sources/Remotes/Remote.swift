@@ -11,6 +11,8 @@ public protocol Remote: Sendable {
     var folderURL: URL { get }
     /// What this remote can do, for engines choosing part sizes and checksums.
     var capabilities: RemoteCapabilities { get }
+    /// The protocol it speaks (what resume records name), asked instead of the remote's concrete type.
+    var kind: RemoteKind { get }
 
     /// The object at `name`, or nil when there is none.
     func stat(_ name: String) async throws -> RemoteObject?

@@ -1,26 +1,58 @@
 import Dispatch
 import Synchronization
 
-/// The one executor for work that blocks or that blocking code waits on: tasks' jobs run on a serial
-/// dispatch queue of its own instead of Swift's shared cooperative pool.
+/// The one kind of executor for work that blocks or that blocking code waits on: a named set of at most
+/// `threads` threads of its own, instead of Swift's shared cooperative pool.
 ///
 /// The pool has one thread per core, and its threads may be the very ones blocked: code that waits
 /// synchronously for async work (a blocking `InputStream.read`, a connection thread of the embedded HTTP
-/// server) deadlocks if that work needs a pool thread, and a few such waits stall every other task. A
-/// dispatch queue always gets a thread. One real case: URLSession on Linux opens body streams on its own
-/// work queue while pool threads wait in `dataTask(with:)`; an open that needed a pool thread would hang.
+/// server) deadlocks if that work needs a pool thread, and a few such waits stall every other task. Here a
+/// job waits only for a thread of its own executor. One real case: URLSession on Linux opens body streams on
+/// its own work queue while pool threads wait in `dataTask(with:)`; an open that needed a pool thread would hang.
 ///
-/// Jobs on one executor run one at a time, so the work given to it should be short steps (copy a chunk,
-/// write a block) or waits, not long computations.
+/// Jobs start in the order they were queued. With `threads: 1` they also run one at a time (a serial
+/// executor: what confines a C handle, as SQLite's). With more, up to `threads` run side by side and one
+/// that blocks holds up only itself until all threads are blocked: size an executor for the waits it takes.
+/// Threads are named `name` (visible in `ps -L`, `top -H` and debuggers), start when work comes and end
+/// after `idleTimeout` seconds without any.
 public final class BlockingExecutor: TaskExecutor {
-    private let queue: DispatchQueue
+    private let workers: WorkerThreads
 
-    public init(label: String) { queue = DispatchQueue(label: label) }
+    /// The threads' name.
+    public var name: String { workers.name }
+    /// Most threads this executor runs at once.
+    public var threadLimit: Int { workers.limit }
+    /// Threads running now, busy or idle (diagnostics and tests).
+    public var threadCount: Int { workers.threadCount }
+
+    public init(name: String, threads: Int = 1, idleTimeout: Double = 2) {
+        workers = WorkerThreads(name: name, limit: threads, idleTimeout: idleTimeout)
+    }
 
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let executor = asUnownedTaskExecutor()
-        queue.async { job.runSynchronously(on: executor) }
+        workers.submit { job.runSynchronously(on: executor) }
+    }
+
+    /// Runs a plain closure on one of the threads (no task): for callback-style users.
+    public func execute(_ work: @escaping @Sendable () -> Void) {
+        workers.submit(work)
+    }
+
+    /// Runs synchronous blocking `work` (a file write with its fsyncs, a SQLite step) on this executor and
+    /// suspends the calling task, without holding its thread, until it is done.
+    public func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            workers.submit { continuation.resume(with: Result { try work() }) }
+        }
+    }
+
+    /// ``run(_:)`` for work that cannot fail.
+    public func run<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            workers.submit { continuation.resume(returning: work()) }
+        }
     }
 
     /// `runBlocking` gave up waiting; the work was cancelled.
@@ -30,7 +62,7 @@ public final class BlockingExecutor: TaskExecutor {
 
     /// Runs `work` on this executor and blocks the calling thread until it finishes, or until `timeout`
     /// seconds have passed: then the work is cancelled and ``TimedOut`` thrown. Never call it from this
-    /// executor's own jobs or from the cooperative pool.
+    /// executor's own jobs (with `threads: 1` that waits for itself) or from the cooperative pool.
     public func runBlocking<T: Sendable>(timeout: Double? = nil,
                                          _ work: @escaping @Sendable () async throws -> T) throws -> T {
         let rendezvous = Rendezvous<T>()

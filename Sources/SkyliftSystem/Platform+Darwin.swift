@@ -39,3 +39,19 @@ func systemExchange(_ folder: Int32, _ name: String, _ otherFolder: Int32, _ oth
     renameatx_np(folder, name, otherFolder, otherName, UInt32(RENAME_SWAP))
 }
 #endif
+
+#if canImport(Darwin)
+/// Starts a detached thread named `name`. Failing to start a thread means the process is out of resources.
+func startThread(name: String, _ body: @escaping @Sendable () -> Void) {
+    let context = Unmanaged.passRetained(ThreadStart(name: name, body: body)).toOpaque()
+    var thread: pthread_t?
+    let rc = pthread_create(&thread, nil, { context in
+        let start = Unmanaged<ThreadStart>.fromOpaque(context).takeRetainedValue()
+        _ = pthread_setname_np(start.name)
+        start.body()
+        return nil
+    }, context)
+    precondition(rc == 0, "cannot start thread \(name): error \(rc)")
+    if let thread { pthread_detach(thread) }
+}
+#endif

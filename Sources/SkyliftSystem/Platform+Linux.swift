@@ -94,3 +94,24 @@ func mountID(_ fd: Int32) -> UInt64? {
     }
 }
 #endif
+
+#if os(Linux)
+/// glibc's `pthread_setname_np`, another `_GNU_SOURCE` declaration; nil leaves threads unnamed.
+private let linuxSetThreadName = libcSymbol("pthread_setname_np",
+                                            as: (@convention(c) (pthread_t, UnsafePointer<CChar>) -> Int32).self)
+
+/// Starts a detached thread named `name` (the kernel keeps 15 bytes of it, as `top -H` and `ps -L` show).
+/// Failing to start a thread means the process is out of resources; nothing sensible continues then.
+func startThread(name: String, _ body: @escaping @Sendable () -> Void) {
+    let context = Unmanaged.passRetained(ThreadStart(name: name, body: body)).toOpaque()
+    var thread = pthread_t()
+    let rc = pthread_create(&thread, nil, { context in
+        let start = Unmanaged<ThreadStart>.fromOpaque(context!).takeRetainedValue()
+        _ = linuxSetThreadName?(pthread_self(), String(start.name.utf8.prefix(15)) ?? "skylift")
+        start.body()
+        return nil
+    }, context)
+    precondition(rc == 0, "cannot start thread \(name): error \(rc)")
+    pthread_detach(thread)
+}
+#endif

@@ -21,14 +21,10 @@ public protocol UploadSource: Sendable {
 }
 
 extension UploadSource {
-    /// ``digest(_:_:)`` on a thread of its own: streams over network sources block while opening, which
-    /// must not happen on the Swift concurrency pool. The default ``digest(of:_:)``.
+    /// ``digest(_:_:)`` on the engine's `skylift-source` executor: streams over network sources block while
+    /// opening, which must not happen on the Swift concurrency pool. The default ``digest(of:_:)``.
     public func digest(of range: ByteRange, _ algorithm: DigestAlgorithm) async throws -> [UInt8] {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(with: Result { try self.digest(range, algorithm) })
-            }
-        }
+        try await UploadExecutors.sourceReads.run { try self.digest(range, algorithm) }
     }
 
     /// Digest of `range`, read through ``open(_:)`` in 256 KiB steps: nothing larger is held in memory.

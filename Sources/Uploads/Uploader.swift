@@ -16,10 +16,10 @@ import SkyliftCore
 /// `RemoteError.disposition` under one `RetryPolicy`.
 public struct Uploader: Sendable {
     public let remote: any Remote
-    public let store: any ResumeState
+    public let store: any ResumeStore
     public let options: UploadOptions
 
-    public init(remote: any Remote, store: any ResumeState, options: UploadOptions = UploadOptions()) {
+    public init(remote: any Remote, store: any ResumeStore, options: UploadOptions = UploadOptions()) {
         self.remote = remote
         self.store = store
         self.options = options
@@ -47,9 +47,9 @@ struct Job {
     let emit: @Sendable (UploadEvent) -> Void
 
     var remote: any Remote { uploader.remote }
-    var store: any ResumeState { uploader.store }
+    var store: any ResumeStore { uploader.store }
     var options: UploadOptions { uploader.options }
-    var protocolName: String { remote is S3Remote ? "s3" : remote.capabilities.resumable ? "tus" : "webdav" }
+    var protocolName: String { remote.kind.rawValue }
 
     var attempts = 0
     /// Fresh starts after the server lost the upload; bounded so a server that always forgets cannot loop us.

@@ -142,7 +142,7 @@ struct GatedUploader: FileUploading {
     let gate: UploadGate
     var destination: String { engine.destination }
 
-    func upload(localPath: String, as remotePath: String, expected: FileSnapshot, resume: any ResumeState,
+    func upload(localPath: String, as remotePath: String, expected: FileSnapshot, resume: any ResumeStore,
                 report: @escaping @Sendable (UploadReport) -> Void) async throws(UploadFailure) {
         if gate.point == .before { await gate.pass() }
         try await engine.upload(localPath: localPath, as: remotePath, expected: expected, resume: resume, report: report)

@@ -143,7 +143,7 @@ import Testing
         _ = try await q.claimNext()
         q.recordProgress("a", uploadURL: "http://h/u/1", sent: 7)
         _ = try await q.file("a")  // runs after the queued progress write, so it is committed
-        let reader = try UploadQueue(readingStateIn: state)
+        let reader = try await UploadQueue(readingStateIn: state)
         let status = try await reader.status()
         #expect(status.root == "/r")
         #expect(status.counts == [.pending: 1, .uploading: 1, .waiting: 0, .done: 0, .failed: 0])
@@ -151,9 +151,9 @@ import Testing
         #expect(status.inFlight.first?.sent == 7)
     }
 
-    @Test func missingStateIsNamed() {
+    @Test func missingStateIsNamed() async {
         let nowhere = state.appendingPathComponent("none")
-        #expect(throws: AutoUploadError.self) { try UploadQueue(readingStateIn: nowhere) }
+        await #expect(throws: AutoUploadError.self) { try await UploadQueue(readingStateIn: nowhere) }
     }
 
     @Test func sqliteErrorsCarrySQLitesMessage() async throws {
@@ -166,31 +166,48 @@ import Testing
         }
     }
 
-    /// A write started from inside another access to the same database used to wait for itself forever
-    /// (`queue.sync` on its own queue). Now it is refused with a named error, the outer transaction rolls
-    /// back, and the database stays usable.
-    @Test func aNestedWriteIsRefusedInsteadOfDeadlocking() async throws {
+    /// Nothing reaches the connection synchronously any more (no `queue.sync`): a write queued from inside
+    /// a write runs after it, in its own transaction, and the database stays usable.
+    @Test func aWriteQueuedFromInsideAWriteRunsAfterIt() async throws {
         let q = try UploadQueue(stateDirectory: state, root: "/r")
         let db = q.db
-        await #expect(throws: SQLiteError.nestedAccess(path: db.path)) {
-            try await db.write { c in
-                try c.execute("INSERT INTO meta(key, value) VALUES ('outer', '1')")
-                try db.writeNow { inner in try inner.execute("INSERT INTO meta(key, value) VALUES ('inner', '1')") }
-            }
-        }
-        await #expect(throws: SQLiteError.nestedAccess(path: db.path)) {
-            try await db.read { _ in try db.readNow { _ in 0 } }
-        }
-        let keys = try await db.read { c in try c.query("SELECT key FROM meta ORDER BY key").compactMap { $0.text(0) } }
-        #expect(keys == ["root"])
-        // A write queued from inside a write runs after it, in its own transaction.
         try await db.write { c in
             try c.execute("INSERT INTO meta(key, value) VALUES ('first', '1')")
             db.writeLater { later in try later.execute("INSERT INTO meta(key, value) VALUES ('later', '1')") }
         }
         #expect(try await q.enqueue(snap("after.jpg", 1)))
-        let after = try await db.read { c in try c.query("SELECT key FROM meta ORDER BY key").compactMap { $0.text(0) } }
+        let after = try await db.read { c in try c.query("SELECT key FROM meta ORDER BY key").compactMap { $0.text("key") } }
         #expect(after == ["first", "later", "root"])
+    }
+
+    /// `skylift status` from async code while the agent's connection is held inside a write: more readers
+    /// than Swift's pool has threads open the queue and read its status at once. None of them blocks a
+    /// pool thread on SQLite (opening and reading run on SQLite's executors, WAL readers do not wait for the
+    /// writer), so all finish while the write is still held; a reader waiting synchronously on a pool thread
+    /// would stall the others behind it.
+    @Test(.timeLimit(.minutes(1))) func statusFromAsyncCodeDoesNotWaitForTheWriter() async throws {
+        let q = try UploadQueue(stateDirectory: state, root: "/r")
+        try await q.enqueue(snap("a", 10))
+        let held = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        let writer = Task {
+            try await q.db.write { c in
+                try c.execute("UPDATE files SET sent = 5 WHERE path = 'a'")
+                held.signal()
+                release.wait()
+            }
+        }
+        await withCheckedContinuation { done in DispatchQueue.global().async { held.wait(); done.resume() } }
+        let readers = 4 * ProcessInfo.processInfo.activeProcessorCount + 4
+        let counts = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<readers {
+                group.addTask { try await UploadQueue(readingStateIn: state).status().counts[.pending] ?? -1 }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        release.signal()
+        try await writer.value
+        #expect(counts == Array(repeating: 1, count: readers))
+        #expect(try await q.file("a")?.sent == 5)
     }
 
     @Test func thousandsOfRowsReconcileInOneTransaction() async throws {

@@ -15,25 +15,13 @@ import Testing
         scratch = try TempFolder("aqw", create: false)
     }
 
-    /// The table as queues were made before the `waiting` state: its CHECK does not allow it.
+    /// The table as queues were made before the `waiting` state and before versions were kept (user_version 0):
+    /// schema version 1's tables, whose CHECK does not allow `waiting`, and one of the resume columns.
     func makeOldQueue() throws {
         try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
-        let db = try SQLiteDatabase(path: state.appendingPathComponent(UploadQueue.fileName).path)
-        try db.writeNow { c in
+        _ = try SQLiteDatabase(path: state.appendingPathComponent(UploadQueue.fileName).path) { c in
+            try QueueSchema.migrations[0].apply(c)
             try c.script("""
-                CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-                CREATE TABLE files(
-                    path TEXT PRIMARY KEY,
-                    remote_path TEXT NOT NULL,
-                    size INTEGER NOT NULL, mtime INTEGER NOT NULL, inode INTEGER NOT NULL,
-                    digest TEXT,
-                    state TEXT NOT NULL CHECK (state IN ('pending','uploading','done','failed')),
-                    upload_url TEXT,
-                    sent INTEGER NOT NULL DEFAULT 0,
-                    attempts INTEGER NOT NULL DEFAULT 0,
-                    reason TEXT,
-                    retry_at REAL,
-                    updated REAL NOT NULL);
                 ALTER TABLE files ADD COLUMN resume_identity TEXT;
                 INSERT INTO meta(key, value) VALUES ('root', '/watched');
                 INSERT INTO files(path, remote_path, size, mtime, inode, state, upload_url, sent, retry_at, updated, resume_identity)

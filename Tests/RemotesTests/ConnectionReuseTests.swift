@@ -66,7 +66,7 @@ import Uploads
         let remote = S3Remote(client: client, location: S3Location(bucket: bucket, prefix: "reuse/"), partLength: 5 << 20)
         let size = (5 << 20) * 4 + 1000
         let (file, _) = try randomFile(in: work, size: size)
-        let uploader = Uploader(remote: remote, store: ResumeStore(directory: work.appendingPathComponent("resume")),
+        let uploader = Uploader(remote: remote, store: ResumeFileStore(directory: work.appendingPathComponent("resume")),
                                 options: UploadOptions(retry: RetryPolicy(maxAttempts: 1, baseDelay: 0.01, maxDelay: 0.02), parts: 2))
         let result = try await uploader.run(try await BlobUploadSource.file(file.path), as: "parts.bin") { _ in }
         #expect(result.bytesSent == Int64(size))

@@ -68,7 +68,7 @@ final class MisbehavingS3: HTTPHandler {
             let file = directory.appendingPathComponent("three")
             try Data([1, 2, 3]).write(to: file)
             let uploader = Uploader(remote: S3Remote(client: client, location: S3Location(bucket: "bucket", prefix: "")),
-                                    store: ResumeStore(directory: directory), options: UploadOptions(retry: .immediate))
+                                    store: ResumeFileStore(directory: directory), options: UploadOptions(retry: .immediate))
             let result = try await uploader.run(try await BlobUploadSource.file(file.path), as: "throttled") { _ in }
             #expect(result.etag == "\"abc\"")
             #expect(handler.throttledPuts.load(ordering: .relaxed) == 3)

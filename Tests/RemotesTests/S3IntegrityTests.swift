@@ -65,7 +65,7 @@ final class CorruptingTransport: HTTPTransport, @unchecked Sendable {
     func engine(_ server: S3TestServer, bucket: String, transport: CorruptingTransport, in directory: URL) -> Uploader {
         let client = S3Client(configuration: server.configuration, transport: transport)
         let remote = S3Remote(client: client, location: S3Location(bucket: bucket, prefix: ""), partLength: 5 << 20)
-        return Uploader(remote: remote, store: ResumeStore(directory: directory.appendingPathComponent("state")),
+        return Uploader(remote: remote, store: ResumeFileStore(directory: directory.appendingPathComponent("state")),
                         options: UploadOptions(retry: RetryPolicy(maxAttempts: 3, baseDelay: 0.01, maxDelay: 0.02), parts: 1))
     }
 

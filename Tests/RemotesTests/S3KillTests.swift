@@ -54,7 +54,7 @@ private final class SlowFileSource: BlobSource {
         let path = job.file
         let source = try await BlobUploadSource(name: path) { _ in SlowFileSource(path: path) }
         // Three parts in flight: the kill lands while several are on the wire.
-        _ = try await Uploader(remote: remote, store: ResumeStore(directory: URL(fileURLWithPath: job.stateDirectory)),
+        _ = try await Uploader(remote: remote, store: ResumeFileStore(directory: URL(fileURLWithPath: job.stateDirectory)),
                                options: UploadOptions(parts: 3)).run(source, as: job.key) { _ in }
         Issue.record("the child upload finished before it was killed")
     }
@@ -85,7 +85,7 @@ private final class SlowFileSource: BlobSource {
         defer { if child.isRunning { kill(child.processIdentifier, SIGKILL) } }
 
         // Kill it -9 once the service holds two parts.
-        let store = ResumeStore(directory: state)
+        let store = ResumeFileStore(directory: state)
         var stored = 0
         let deadline = ContinuousClock.now + .seconds(60)
         while stored < 2 && child.isRunning && ContinuousClock.now < deadline {

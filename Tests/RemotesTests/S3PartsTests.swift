@@ -45,7 +45,7 @@ final class GatheringTransport: HTTPTransport, Sendable {
 /// The upload engine sending S3 multipart parts in parallel: what `skylift upload --parts N` runs.
 @Suite(.serialized, .timeLimit(.minutes(3))) struct S3PartsTests {
     func engine(_ remote: S3Remote, state: URL, parts: Int) -> Uploader {
-        Uploader(remote: remote, store: ResumeStore(directory: state),
+        Uploader(remote: remote, store: ResumeFileStore(directory: state),
                  options: UploadOptions(retry: RetryPolicy(maxAttempts: 3, baseDelay: 0.01, maxDelay: 0.02), parts: parts))
     }
 
@@ -91,7 +91,7 @@ final class GatheringTransport: HTTPTransport, Sendable {
         let scratch = try TempFolder("s3test"), directory = scratch.url
         let remote = S3Remote(client: client, location: S3Location(bucket: bucket, prefix: ""), partLength: 5 << 20)
         let (file, _) = try randomFile(in: directory, size: 11 << 20)
-        let store = ResumeStore(directory: directory.appendingPathComponent("state"))
+        let store = ResumeFileStore(directory: directory.appendingPathComponent("state"))
         let uploader = Uploader(remote: remote, store: store, options: UploadOptions(retry: .immediate, parts: 1))
         let failing = try await BlobUploadSource(name: file.path) { _ in FailingSource(path: file.path, failAt: 6 << 20) }
         await #expect(throws: (any Error).self) { _ = try await uploader.run(failing, as: "k") { _ in } }

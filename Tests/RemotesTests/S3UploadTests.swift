@@ -16,7 +16,7 @@ import Uploads
         let scratch = try TempFolder("s3test"), directory = scratch.url
         let size = 23 << 20
         let (file, sha256) = try randomFile(in: directory, size: size)
-        let uploader = Uploader(remote: remote, store: ResumeStore(directory: directory.appendingPathComponent("resume")),
+        let uploader = Uploader(remote: remote, store: ResumeFileStore(directory: directory.appendingPathComponent("resume")),
                                 options: UploadOptions(verify: true, retry: RetryPolicy(maxAttempts: 2, baseDelay: 0.01, maxDelay: 0.02),
                                                        partLength: 8 << 20, parts: 1))
 

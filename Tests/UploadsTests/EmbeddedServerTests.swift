@@ -41,7 +41,7 @@ final class EmbeddedCloud: Sendable {
     func uploader(_ cloud: EmbeddedCloud, folder: String, dir: TempFolder, token: String? = EmbeddedCloud.token,
                   options: UploadOptions = fastOptions()) async throws -> Uploader {
         let remote = try await RemoteDiscovery(http: remoteHTTP(token: token)).discover(cloud.folder(folder))
-        return Uploader(remote: remote, store: ResumeStore(directory: dir.url.appendingPathComponent("state")), options: options)
+        return Uploader(remote: remote, store: ResumeFileStore(directory: dir.url.appendingPathComponent("state")), options: options)
     }
 
     @Test func uploadsIntoMissingFoldersAndConfirms() async throws {
@@ -115,7 +115,7 @@ final class PlainHandler: HTTPHandler {
 @Suite struct EmbeddedServerMoreTests {
     func uploader(_ cloud: EmbeddedCloud, folder: String, dir: TempFolder, options: UploadOptions = fastOptions()) async throws -> Uploader {
         let remote = try await RemoteDiscovery(http: remoteHTTP(token: EmbeddedCloud.token)).discover(cloud.folder(folder))
-        return Uploader(remote: remote, store: ResumeStore(directory: dir.url.appendingPathComponent("state")), options: options)
+        return Uploader(remote: remote, store: ResumeFileStore(directory: dir.url.appendingPathComponent("state")), options: options)
     }
 
     @Test func changedSourceStartsOverAndSaysSo() async throws {

@@ -16,7 +16,7 @@ import Testing
         defer { http.stop() }
         let file = try dir.file("clip.bin", count: size)
         let remote = try await RemoteDiscovery(http: remoteHTTP()).discover(URL(string: "\(http.baseURL)/files/")!)
-        let uploader = Uploader(remote: remote, store: ResumeStore(directory: dir.url.appendingPathComponent("state")),
+        let uploader = Uploader(remote: remote, store: ResumeFileStore(directory: dir.url.appendingPathComponent("state")),
                                 options: fastOptions(partLength: partLength))
         let source = try await BlobUploadSource.file(file.path)
         let (result, events) = await runCollecting(uploader.start(source, as: "clip.bin"))
@@ -46,7 +46,7 @@ import Testing
         defer { http.stop() }
         let file = try dir.file("clip.mp4", count: 70_000)
         let remote = try await RemoteDiscovery(http: remoteHTTP()).discover(URL(string: "\(http.baseURL)/files/")!)
-        let uploader = Uploader(remote: remote, store: ResumeStore(directory: dir.url.appendingPathComponent("state")), options: fastOptions())
+        let uploader = Uploader(remote: remote, store: ResumeFileStore(directory: dir.url.appendingPathComponent("state")), options: fastOptions())
         let (result, _) = await runCollecting(uploader.start(try await BlobUploadSource.file(file.path), as: "trip/clip.mp4"))
         _ = try result.get()
         let stored = try #require(server.completed.first)

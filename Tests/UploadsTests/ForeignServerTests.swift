@@ -103,7 +103,7 @@ final class PythonServer {
         let file = try dir.file("holiday.mp4", count: 700_000, seed: 3)
         let remote = try await RemoteDiscovery(http: remoteHTTP()).discover(URL(string: "http://127.0.0.1:\(peer.port)/files")!)
         #expect(remote is TusRemote && !remote.capabilities.readable)
-        let up = Uploader(remote: remote, store: ResumeStore(directory: dir.url.appendingPathComponent("state")),
+        let up = Uploader(remote: remote, store: ResumeFileStore(directory: dir.url.appendingPathComponent("state")),
                           options: fastOptions(partLength: 256 << 10))
         let result = try await up.start(try await BlobUploadSource.file(file.path), as: "holiday.mp4").result()
         #expect(result.bytesSent == 700_000)
@@ -116,7 +116,7 @@ final class PythonServer {
         let dir = try TempFolder("uploads")
         let file = try dir.file("parts.bin", count: 3 << 20, seed: 6)
         let remote = try await RemoteDiscovery(http: remoteHTTP(), tusPartials: 4).discover(URL(string: "http://127.0.0.1:\(peer.port)/files")!)
-        let state = TusConcatEngineTests.RecordingState(ResumeStore(directory: dir.url.appendingPathComponent("state")))
+        let state = TusConcatEngineTests.RecordingState(ResumeFileStore(directory: dir.url.appendingPathComponent("state")))
         var options = fastOptions(partLength: 1 << 20)
         options.tusPartials = 4
         let result = try await Uploader(remote: remote, store: state, options: options)
@@ -132,7 +132,7 @@ final class PythonServer {
         let file = try dir.file("long.mov", count: 600_000, seed: 4)
         let url = URL(string: "http://127.0.0.1:\(peer.port)/files")!
         let remote = try await RemoteDiscovery(http: remoteHTTP()).discover(url)
-        let store = ResumeStore(directory: dir.url.appendingPathComponent("state"))
+        let store = ResumeFileStore(directory: dir.url.appendingPathComponent("state"))
         let source = try await BlobUploadSource.file(file.path)
         // First run: the source stops yielding past 200 000 bytes, as a crash mid-upload would.
         let first = Uploader(remote: remote, store: store, options: fastOptions(partLength: 200_000))
@@ -150,7 +150,7 @@ final class PythonServer {
         let file = try dir.file("scan.tiff", count: 400_000, seed: 5)
         let remote = try await RemoteDiscovery(http: remoteHTTP()).discover(URL(string: "http://127.0.0.1:\(peer.port)/photos/2026/")!)
         #expect(remote is WebDAVRemote)
-        let up = Uploader(remote: remote, store: ResumeStore(directory: dir.url.appendingPathComponent("state")), options: fastOptions(verify: true))
+        let up = Uploader(remote: remote, store: ResumeFileStore(directory: dir.url.appendingPathComponent("state")), options: fastOptions(verify: true))
         let source = try await BlobUploadSource.file(file.path)
         let result = try await up.start(source, as: "march/scan.tiff").result()
         #expect(result.verified)

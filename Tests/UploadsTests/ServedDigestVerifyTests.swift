@@ -10,7 +10,7 @@ import Testing
     func upload(through relay: FlippingRelay, _ cloud: EmbeddedCloud, _ dir: TempFolder, options: UploadOptions) async throws -> Result<UploadResult, any Error> {
         try FileManager.default.createDirectory(at: cloud.root.appendingPathComponent("in"), withIntermediateDirectories: true)
         let remote = WebDAVRemote(folderURL: URL(string: "http://127.0.0.1:\(relay.port)/dav/in/")!, http: remoteHTTP(token: EmbeddedCloud.token))
-        let uploader = Uploader(remote: remote, store: ResumeStore(directory: dir.url.appendingPathComponent("state")), options: options)
+        let uploader = Uploader(remote: remote, store: ResumeFileStore(directory: dir.url.appendingPathComponent("state")), options: options)
         let file = try dir.file("clip.bin", count: 200_000, seed: 3)
         return await runCollecting(uploader.start(try await BlobUploadSource.file(file.path), as: "clip.bin")).0
     }

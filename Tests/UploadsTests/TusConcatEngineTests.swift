@@ -24,19 +24,19 @@ import Testing
     }
 
     /// Keeps every record the engine saves, besides storing them.
-    final class RecordingState: ResumeState {
-        let store: ResumeStore
+    final class RecordingState: ResumeStore {
+        let store: ResumeFileStore
         let tokens = Mutex<[String]>([])
-        init(_ store: ResumeStore) { self.store = store }
+        init(_ store: ResumeFileStore) { self.store = store }
         func load(source: String, destination: String) async -> ResumeRecord? { store.load(source: source, destination: destination) }
         func save(_ record: ResumeRecord) async throws {
             if let token = record.token { tokens.withLock { $0.append(token) } }
-            try store.save(record)
+            try await store.save(record)
         }
         func remove(source: String, destination: String) async { store.remove(source: source, destination: destination) }
     }
 
-    func uploader(_ cloud: EmbeddedCloud, partials: Int, state: any ResumeState) async throws -> Uploader {
+    func uploader(_ cloud: EmbeddedCloud, partials: Int, state: any ResumeStore) async throws -> Uploader {
         let remote = try await RemoteDiscovery(http: remoteHTTP(token: EmbeddedCloud.token), tusPartials: partials).discover(cloud.folder("c/"))
         var options = fastOptions()
         options.tusPartials = partials
@@ -49,7 +49,7 @@ import Testing
         let total = Int(3 * part)
         let file = try dir.file("big.bin", count: total, seed: 9)
         let source = try await BlobUploadSource.file(file.path)
-        let state = RecordingState(ResumeStore(directory: dir.url.appendingPathComponent("state")))
+        let state = RecordingState(ResumeFileStore(directory: dir.url.appendingPathComponent("state")))
         // Every part's body ends 5 MiB in, again and again: the server keeps each part's first block.
         let cut = CutSource(base: source, stops: (0 ..< 3).map { Int64($0) * part + 5 << 20 })
         let first = try await uploader(cloud, partials: 3, state: state)
@@ -71,7 +71,7 @@ import Testing
         let cloud = try EmbeddedCloud(), dir = try TempFolder("uploads")
         for (name, count, partials) in [("one.bin", 3 << 20, 1), ("small.bin", 1 << 20, 4)] {
             let file = try dir.file(name, count: count, seed: 5)
-            let state = RecordingState(ResumeStore(directory: dir.url.appendingPathComponent("state")))
+            let state = RecordingState(ResumeFileStore(directory: dir.url.appendingPathComponent("state")))
             let up = try await uploader(cloud, partials: partials, state: state)
             let done = try await up.start(try await BlobUploadSource.file(file.path), as: name).result()
             #expect(done.bytesSent == Int64(count))
@@ -94,7 +94,7 @@ import Testing
         let remote = try await RemoteDiscovery(http: remoteHTTP(token: EmbeddedCloud.token), tusPartials: 3).discover(folder)
         var options = fastOptions()
         options.tusPartials = 3
-        let state = RecordingState(ResumeStore(directory: dir.url.appendingPathComponent("state")))
+        let state = RecordingState(ResumeFileStore(directory: dir.url.appendingPathComponent("state")))
         let uploader = Uploader(remote: remote, store: state, options: options)
         // Once the file is joined, answers pass again: the held one is gone, the retry's come through.
         let joined = Task.detached {

@@ -16,7 +16,7 @@ import Testing
         let url = URL(string: "http://127.0.0.1:\(relay.port)/dav/\(folder)")!
         let http = remoteHTTP(token: EmbeddedCloud.token)
         let remote: any Remote = webDAV ? WebDAVRemote(folderURL: url, http: http) : try await RemoteDiscovery(http: http).discover(url)
-        let store = ResumeStore(directory: dir.url.appendingPathComponent("state"))
+        let store = ResumeFileStore(directory: dir.url.appendingPathComponent("state"))
         // Default settings but immediate retries.
         let up = Uploader(remote: remote, store: store, options: UploadOptions(retry: retry))
         return try await up.start(try await BlobUploadSource.file(file.path), as: file.lastPathComponent).result()

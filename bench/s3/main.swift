@@ -19,7 +19,7 @@ struct S3Bench {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("s3-bench-state-\(getpid())")
         defer { try? FileManager.default.removeItem(at: state) }
         let parts = args.count > 4 ? Int(args[4]) ?? UploadOptions.defaultParts : UploadOptions.defaultParts
-        let uploader = Uploader(remote: remote, store: ResumeStore(directory: state), options: UploadOptions(force: true, parts: parts))
+        let uploader = Uploader(remote: remote, store: ResumeFileStore(directory: state), options: UploadOptions(force: true, parts: parts))
         let result = try await uploader.run(try await BlobUploadSource.file(args[1]), as: args[3]) { _ in }
         print(result.etag ?? "", result.bytesSent)
     }

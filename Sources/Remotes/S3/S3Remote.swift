@@ -9,6 +9,7 @@ import SkyliftCore
 /// upload is `uploadGone` (start over), broken connections are `network`, and service errors keep their
 /// HTTP status with the S3 error code and explanation in the detail.
 public struct S3Remote: Remote {
+    public var kind: RemoteKind { .s3 }
     public let client: S3Client
     public let location: S3Location
     /// Part size asked for (`--part-size`); nil picks 8 MiB. Raised where 10,000 parts would not cover an object.

@@ -13,6 +13,7 @@ import SkyliftCore
 /// tus itself cannot stat, read or list; when the same folder also speaks WebDAV (the embedded server does),
 /// those calls go to ``dav``.
 public struct TusRemote: Remote {
+    public var kind: RemoteKind { .tus }
     public let folderURL: URL
     /// Where uploads are created (the folder URL itself on the embedded server, a vendor's `/files/` elsewhere).
     public let creationURL: URL

@@ -8,6 +8,7 @@ import Synchronization
 /// A write goes to a hidden sibling (`.name.skylift-part`) and is moved into place when complete, when the
 /// server allows MOVE; so a cut connection never leaves a half-written file under the real name.
 public struct WebDAVRemote: Remote {
+    public var kind: RemoteKind { .webdav }
     public let folderURL: URL
     public let http: RemoteHTTP
     /// Whether writes go to a temporary name and are moved into place.

@@ -39,7 +39,7 @@ public enum StatusCommand: Command {
         if let given = invocation.options.state {
             states = [URL(fileURLWithPath: given)]
         } else {
-            let parent = ResumeStore.defaultDirectory(environment: context.environment).appendingPathComponent("watch")
+            let parent = ResumeFileStore.defaultDirectory(environment: context.environment).appendingPathComponent("watch")
             let names = (try? FileManager.default.contentsOfDirectory(atPath: parent.path)) ?? []
             states = names.sorted().map { parent.appendingPathComponent($0) }
                 .filter { FileManager.default.fileExists(atPath: $0.appendingPathComponent(UploadQueue.fileName).path) }

@@ -181,6 +181,6 @@ public enum WatchCommand: Command {
     /// `$XDG_STATE_HOME/skylift/watch/<first 16 hex of SHA-256 of DIR>`: one queue per watched folder.
     static func defaultState(for dir: URL, _ environment: [String: String]) -> URL {
         let id = Digest.hash(.sha256, Array(dir.path.utf8)).hexString.prefix(16)
-        return ResumeStore.defaultDirectory(environment: environment).appendingPathComponent("watch").appendingPathComponent(String(id))
+        return ResumeFileStore.defaultDirectory(environment: environment).appendingPathComponent("watch").appendingPathComponent(String(id))
     }
 }

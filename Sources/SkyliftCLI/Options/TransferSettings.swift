@@ -65,7 +65,7 @@ struct TransferSettings {
         let extra = try SecretOptions.headers(given.headers, command: command)
         let token = try SecretOptions.token(given.token, environment: context.environment, command: command)
         headers = RemoteHTTP.headers(token: token, extra: extra)
-        state = given.state.map { URL(fileURLWithPath: $0) } ?? ResumeStore.defaultDirectory(environment: context.environment)
+        state = given.state.map { URL(fileURLWithPath: $0) } ?? ResumeFileStore.defaultDirectory(environment: context.environment)
         self.jobs = jobs
         json = given.json
         var partLength: Int64 = given.partSize?.bytes ?? 64 << 20
@@ -92,7 +92,7 @@ struct TransferSettings {
             } else {
                 try await RemoteDiscovery(http: http, partLength: options.partLength, tusPartials: options.tusPartials).discover(destination)
             }
-            return Uploader(remote: remote, store: ResumeStore(directory: state), options: options)
+            return Uploader(remote: remote, store: ResumeFileStore(directory: state), options: options)
         } catch let e as RemoteError {
             throw CommandFailure(e.description)
         } catch let e as S3Error {

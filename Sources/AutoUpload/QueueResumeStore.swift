@@ -10,7 +10,7 @@ import Uploads
 /// The row is found by the content it describes (size, mtime, inode; its own path first), so a file moved while
 /// it is sent still finds its record under the new path. Saves are synchronous SQLite commits in WAL mode,
 /// so a record the engine saved survives a killed process.
-public struct QueueResumeState: ResumeState {
+public struct QueueResumeStore: ResumeStore {
     let queue: UploadQueue
     let snapshot: FileSnapshot
 
@@ -21,7 +21,7 @@ public struct QueueResumeState: ResumeState {
 
     /// The row being uploaded for this content, its own path first.
     static let row = """
-        (SELECT rowid FROM files WHERE state = 'uploading' AND size = ? AND mtime = ? AND inode = ? ORDER BY path = ? DESC LIMIT 1)
+        (SELECT rowid FROM files WHERE state = \(UploadState.uploading.sql) AND size = ? AND mtime = ? AND inode = ? ORDER BY path = ? DESC LIMIT 1)
         """
 
     private var key: [SQLiteValue] {
@@ -36,10 +36,10 @@ public struct QueueResumeState: ResumeState {
                 FROM files WHERE rowid = \(Self.row)
                 """, key).first
         }
-        guard let row, let identity = row.text(1), row.text(2) == destination else { return nil }
-        return ResumeRecord(source: source, identity: identity, destination: destination, protocolName: "", token: row.text(0),
-                            length: row.int(4) ?? 0, confirmedOffset: row.int(3) ?? 0, completed: row.int(5) == 1,
-                            etag: row.text(6))
+        guard let row, let identity = row.text("resume_identity"), row.text("resume_destination") == destination else { return nil }
+        return ResumeRecord(source: source, identity: identity, destination: destination, protocolName: "",
+                            token: row.text("upload_url"), length: row.int("size") ?? 0, confirmedOffset: row.int("sent") ?? 0,
+                            completed: row.int("resume_done") == 1, etag: row.text("resume_etag"))
     }
 
     public func save(_ record: ResumeRecord) async throws {
@@ -65,15 +65,6 @@ public struct QueueResumeState: ResumeState {
                 UPDATE files SET upload_url = NULL, resume_identity = NULL, resume_destination = NULL, resume_done = 0,
                 resume_etag = NULL WHERE rowid = \(Self.row)
                 """, key)
-        }
-    }
-
-    /// Adds the record's columns to a queue made before they existed.
-    static func addColumns(_ c: SQLiteConnection) throws {
-        let existing = Set(try c.query("PRAGMA table_info(files)").compactMap { $0.text(1) })
-        for column in ["resume_identity TEXT", "resume_destination TEXT", "resume_etag TEXT", "resume_done INTEGER NOT NULL DEFAULT 0"]
-        where !existing.contains(String(column.prefix { $0 != " " })) {
-            try c.execute("ALTER TABLE files ADD COLUMN \(column)")
         }
     }
 }

@@ -6,7 +6,7 @@ import Uploads
 @testable import AutoUpload
 
 /// The watch queue's row as the engine's resume record, on a real SQLite file.
-@Suite struct QueueResumeStateTests {
+@Suite struct QueueResumeStoreTests {
     /// Made by the queue (or the test); one per test, removed after it.
     let scratch: TempFolder
     var state: URL { scratch.url }
@@ -27,7 +27,7 @@ import Uploads
             let queue = try UploadQueue(stateDirectory: state, root: "/w")
             try await queue.enqueue(snapshot)
             _ = try await queue.claimNext()
-            let resume = QueueResumeState(queue: queue, snapshot: snapshot)
+            let resume = QueueResumeStore(queue: queue, snapshot: snapshot)
             #expect(await resume.load(source: "/w/clip.mov", destination: "s3://b/clip.mov") == nil)
             try await resume.save(record(token: "upload-1"))
             #expect(try await queue.file("clip.mov")?.uploadURL == "upload-1")
@@ -37,7 +37,7 @@ import Uploads
         try await queue.recoverInterrupted()
         try await queue.move("clip.mov", to: "moved/clip.mov")
         _ = try #require(try await queue.claimNext())
-        let resume = QueueResumeState(queue: queue, snapshot: FileSnapshot(path: "moved/clip.mov", size: 1000, mtimeNanoseconds: 5, inode: 7))
+        let resume = QueueResumeStore(queue: queue, snapshot: FileSnapshot(path: "moved/clip.mov", size: 1000, mtimeNanoseconds: 5, inode: 7))
         let loaded = try #require(await resume.load(source: "/w/moved/clip.mov", destination: "s3://b/clip.mov"))
         #expect(loaded.token == "upload-1" && loaded.identity == "dev:1 ino:7" && loaded.length == 1000 && !loaded.completed)
         // A record made for another destination is not this upload's.
@@ -56,7 +56,7 @@ import Uploads
         let queue = try UploadQueue(stateDirectory: state, root: "/w")
         let snapshot = FileSnapshot(path: "a.jpg", size: 1000, mtimeNanoseconds: 5, inode: 7)
         try await queue.enqueue(snapshot)
-        let resume = QueueResumeState(queue: queue, snapshot: snapshot)
+        let resume = QueueResumeStore(queue: queue, snapshot: snapshot)
         try await resume.save(record(token: "t"))
         #expect(await resume.load(source: "/w/a.jpg", destination: "s3://b/clip.mov") == nil)
         #expect(try await queue.file("a.jpg")?.uploadURL == nil)
