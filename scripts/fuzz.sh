@@ -30,9 +30,9 @@ for f in $(pkg-config --cflags-only-I libmicrohttpd libcurl libcrypto 2>/dev/nul
 libs=(-lmicrohttpd -lcurl -lcrypto)
 
 # Modules in dependency order; a module is rebuilt when one of its sources or an earlier object is newer.
-modules=(SkyliftSystem SkyliftCore Hashing HTTPServer WebApp StorageServer HTTPClient BlobStream Remotes RangeCache FolderWatch)
+modules=(SkyliftSystem SkyliftCore SkyliftHashing SkyliftHTTPServer SkyliftWebApp SkyliftStorageServer SkyliftHTTPClient SkyliftBlobStream SkyliftRemotes SkyliftRangeCache SkyliftFolderWatch)
 built=()
-# The project's own C target (CRC-32C), every file of it, compiled with the same sanitizers; Hashing's object
+# The project's own C target (CRC-32C), every file of it, compiled with the same sanitizers; SkyliftHashing's object
 # needs it.
 for c in Sources/CCRC32C/*.c; do
     name="CCRC32C-$(basename "$c" .c).o"

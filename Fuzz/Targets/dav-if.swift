@@ -1,5 +1,5 @@
 import Foundation
-@testable import StorageServer
+@testable import SkyliftStorageServer
 
 /// The WebDAV `If` header: parsing and evaluation never trap; every token evaluation sees was parsed; a list
 /// of only `Not` conditions on tokens nobody holds holds.

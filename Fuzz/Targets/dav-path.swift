@@ -1,5 +1,5 @@
 import Foundation
-@testable import StorageServer
+@testable import SkyliftStorageServer
 
 /// `Destination` headers, request paths and upload `relativePath`s through PathResolver. Property: whatever
 /// is accepted names a place inside the root (checked here independently with realpath, with a symlink out

@@ -1,6 +1,6 @@
 import Foundation
 import SkyliftCore
-@testable import StorageServer
+@testable import SkyliftStorageServer
 
 /// WebDAV request bodies (PROPFIND, PROPPATCH, LOCK) through DAVXML.parse, which reads them with XMLReader (no
 /// DTD, bounded). Properties: the reader's events are balanced and its errors printable; a tree it accepted,

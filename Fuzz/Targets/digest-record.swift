@@ -1,5 +1,5 @@
 import Foundation
-@testable import StorageServer
+@testable import SkyliftStorageServer
 
 /// The digest record read from a stored file's extended attribute (anyone who can write the tree can write
 /// one): parsing never traps; what parses has digests of the right lengths and encodes back to itself.

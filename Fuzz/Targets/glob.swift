@@ -1,4 +1,4 @@
-@testable import FolderWatch
+@testable import SkyliftFolderWatch
 
 /// Ignore globs (`--ignore` patterns and .skyliftignore-style rules): compiling, matching and rule checks
 /// never trap and finish quickly on any pattern and path; a pattern without wildcards matches itself; and on

@@ -1,5 +1,5 @@
 import Foundation
-import Remotes
+import SkyliftRemotes
 import SkyliftCore
 
 /// PROPFIND multistatus answers from a WebDAV remote through PropfindResponse.parse. Properties: lengths

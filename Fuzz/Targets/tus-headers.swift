@@ -1,7 +1,7 @@
 import Foundation
-@testable import Remotes
+@testable import SkyliftRemotes
 import SkyliftCore
-@testable import StorageServer
+@testable import SkyliftStorageServer
 
 /// The tus wire format (`SkyliftCore.TusProtocol`, shared by TusUploads and TusRemote): Upload-Metadata,
 /// Upload-Checksum, Upload-Block-Digests, Upload-Bad-Blocks, Upload-Block-Checksum, Tus-Block-Checksum-Algorithm,

@@ -1,6 +1,6 @@
 import TestPrograms
 import Foundation
-import HTTPServer
+import SkyliftHTTPServer
 import SkyliftCore
 import Synchronization
 import TestProbes

@@ -1,5 +1,5 @@
 import Foundation
-import HTTPServer
+import SkyliftHTTPServer
 import SkyliftCore
 import Synchronization
 

@@ -1,7 +1,7 @@
 import SkyliftCore
 import TestPrograms
 import Foundation
-import StorageServer
+import SkyliftStorageServer
 import Synchronization
 import TestProbes
 import Testing

@@ -1,6 +1,6 @@
 import Foundation
 import SkyliftCore
-import StorageServer
+import SkyliftStorageServer
 import TestProbes
 import Testing
 

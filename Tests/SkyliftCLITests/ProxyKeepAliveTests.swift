@@ -1,6 +1,6 @@
 import Foundation
 import SkyliftCore
-import StorageServer
+import SkyliftStorageServer
 import Synchronization
 import TestProbes
 import Testing

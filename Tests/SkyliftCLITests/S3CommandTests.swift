@@ -1,8 +1,8 @@
 import Foundation
-import HTTPServer
-import Remotes
+import SkyliftHTTPServer
+import SkyliftRemotes
 import SkyliftCore
-import StorageServer
+import SkyliftStorageServer
 import Synchronization
 import Testing
 import TestProbes

@@ -1,6 +1,6 @@
 import Foundation
-import HTTPClient
-import Remotes
+import SkyliftHTTPClient
+import SkyliftRemotes
 import SkyliftCore
 import TestPrograms
 import TestProbes

@@ -1,7 +1,7 @@
-import AutoUpload
-import FolderWatch
+import SkyliftAutoUpload
+import SkyliftFolderWatch
 import Foundation
-import StorageServer
+import SkyliftStorageServer
 import Synchronization
 import TestProbes
 import Testing

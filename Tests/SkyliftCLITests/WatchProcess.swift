@@ -1,8 +1,8 @@
-import AutoUpload
-import FolderWatch
+import SkyliftAutoUpload
+import SkyliftFolderWatch
 import Foundation
 import SkyliftCore
-import StorageServer
+import SkyliftStorageServer
 import Synchronization
 import TestProbes
 import Testing

@@ -2,8 +2,8 @@
 //   httpclient-bench get URL [curl|urlsession]          prints bytes received
 //   httpclient-bench put URL FILE [curl|urlsession]     prints the response status
 import Foundation
-import HTTPClient
-import URLSessionHTTP
+import SkyliftHTTPClient
+import SkyliftURLSessionHTTP
 
 @main
 struct HTTPClientBench {

@@ -12,10 +12,10 @@ WORK=$(mktemp -d /dev/shm/httpclient-bench.XXXXXX)
 trap 'quiet_end; kill $(cat "$WORK/nginx.pid" 2>/dev/null) 2>/dev/null || true; rm -rf "$WORK"' EXIT
 
 scripts/deps.sh nginx curl bc
-swift build -c release --target URLSessionHTTP >/dev/null
+swift build -c release --target SkyliftURLSessionHTTP >/dev/null
 # The objects of the current sources only (a removed source file leaves its stale object behind).
 objects() { for m in "$@"; do python3 -c 'import json,sys; print("\n".join(v["object"] for k, v in json.load(open(sys.argv[1])).items() if k.endswith(".swift") and "object" in v))' ".build/release/$m.build/output-file-map.json"; done; }
-mapfile -t OBJECTS < <(objects URLSessionHTTP HTTPClient SkyliftCore SkyliftSystem)
+mapfile -t OBJECTS < <(objects SkyliftURLSessionHTTP SkyliftHTTPClient SkyliftCore SkyliftSystem)
 swiftc -O -parse-as-library bench/httpclient/main.swift -module-name HTTPClientBench -I .build/release/Modules \
     -Xcc -fmodule-map-file=Sources/CCurl/module.modulemap \
     "${OBJECTS[@]}" -lcurl -o "$WORK/httpclient-bench"

@@ -3,9 +3,9 @@
 //   s3-bench FILE s3://bucket/ NAME [parts]
 // Endpoint and credentials come from the AWS environment variables (AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID, ...).
 import Foundation
-import HTTPClient
-import Remotes
-import Uploads
+import SkyliftHTTPClient
+import SkyliftRemotes
+import SkyliftUploads
 
 @main
 struct S3Bench {

@@ -22,10 +22,10 @@ trap cleanup EXIT
 scripts/deps.sh curl bc time ceph-mon ceph-osd radosgw ceph-common
 scripts/pip-deps.sh
 python3 -m pip show -q awscli >/dev/null 2>&1 || python3 -m pip install -q --disable-pip-version-check awscli
-swift build -c release --target Uploads >/dev/null
+swift build -c release --target SkyliftUploads >/dev/null
 # The objects of the current sources only (a removed source file leaves its stale object behind).
 objects() { for m in "$@"; do python3 -c 'import json,sys; print("\n".join(v["object"] for k, v in json.load(open(sys.argv[1])).items() if k.endswith(".swift") and "object" in v))' ".build/release/$m.build/output-file-map.json"; done; }
-mapfile -t OBJECTS < <(objects Uploads Remotes BlobStream Hashing HTTPClient SkyliftCore SkyliftSystem)
+mapfile -t OBJECTS < <(objects SkyliftUploads SkyliftRemotes SkyliftBlobStream SkyliftHashing SkyliftHTTPClient SkyliftCore SkyliftSystem)
 swiftc -O -parse-as-library bench/s3/main.swift -module-name S3Bench -I .build/release/Modules \
     -Xcc -fmodule-map-file=Sources/CCurl/module.modulemap -Xcc -fmodule-map-file=Sources/CCrypto/module.modulemap \
     "${OBJECTS[@]}" -lcurl -lcrypto -o "$WORK/s3-bench"

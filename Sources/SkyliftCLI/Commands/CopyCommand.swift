@@ -1,8 +1,8 @@
 import Foundation
-import HTTPClient
-import Remotes
+import SkyliftHTTPClient
+import SkyliftRemotes
 import SkyliftCore
-import Uploads
+import SkyliftUploads
 
 /// `skylift copy SOURCE DEST`: stream a local file or an http(s) object into a cloud folder.
 public enum CopyCommand: Command {

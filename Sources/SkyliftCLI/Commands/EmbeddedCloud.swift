@@ -1,7 +1,7 @@
 import Foundation
 import SkyliftCore
 import SkyliftSystem
-import StorageServer
+import SkyliftStorageServer
 
 /// The embedded cloud started inside a command that was given no destination (`skylift watch DIR`):
 /// the same store, token and address `skylift serve` uses by default.

@@ -1,5 +1,5 @@
 import Foundation
-import Hashing
+import SkyliftHashing
 import SkyliftCore
 import SkyliftSystem
 

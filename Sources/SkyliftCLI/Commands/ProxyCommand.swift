@@ -1,9 +1,9 @@
 import Foundation
-import HTTPClient
-import RangeCache
-import Remotes
+import SkyliftHTTPClient
+import SkyliftRangeCache
+import SkyliftRemotes
 import SkyliftCore
-import StreamProxy
+import SkyliftStreamProxy
 
 /// `skylift proxy`: a local HTTP front that plays cloud media in any player through a range cache.
 public enum ProxyCommand: Command {

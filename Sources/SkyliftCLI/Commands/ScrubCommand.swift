@@ -1,7 +1,7 @@
 import Foundation
-import Hashing
+import SkyliftHashing
 import SkyliftCore
-import StorageServer
+import SkyliftStorageServer
 
 /// `skylift scrub`: re-read the store and compare every file with its digest record.
 public enum ScrubCommand: Command {

@@ -1,8 +1,8 @@
 import Foundation
-import Hashing
+import SkyliftHashing
 import SkyliftCore
 import SkyliftSystem
-import StorageServer
+import SkyliftStorageServer
 
 /// `skylift serve`: the embedded cloud over a directory.
 public enum ServeCommand: Command {

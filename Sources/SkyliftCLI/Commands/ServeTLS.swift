@@ -1,6 +1,6 @@
-import Certificates
+import SkyliftCertificates
 import Foundation
-import HTTPServer
+import SkyliftHTTPServer
 import SkyliftCore
 import SkyliftSystem
 

@@ -1,5 +1,5 @@
 import Foundation
-import WebApp
+import SkyliftWebApp
 
 /// `skylift share`: read-only links to a file or folder of the embedded cloud, listed and revocable by id.
 public enum ShareCommand: Command {

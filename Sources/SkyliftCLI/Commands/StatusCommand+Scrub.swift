@@ -1,5 +1,5 @@
 import Foundation
-import StorageServer
+import SkyliftStorageServer
 
 // `skylift status`: the store's last scrub (see `skylift scrub`).
 extension StatusCommand {

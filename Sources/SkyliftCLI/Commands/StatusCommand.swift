@@ -1,7 +1,7 @@
-import AutoUpload
+import SkyliftAutoUpload
 import Foundation
 import SkyliftCore
-import Uploads
+import SkyliftUploads
 
 /// `skylift status`: what the watch agent's queue holds.
 public enum StatusCommand: Command {

@@ -1,8 +1,8 @@
 import Foundation
-import HTTPClient
-import Remotes
+import SkyliftHTTPClient
+import SkyliftRemotes
 import SkyliftCore
-import Uploads
+import SkyliftUploads
 
 /// `skylift upload FILE... --to URL`: resumable streaming uploads over tus or WebDAV.
 public enum UploadCommand: Command {

@@ -1,12 +1,12 @@
-import AutoUpload
+import SkyliftAutoUpload
 import Foundation
-import FolderWatch
-import Hashing
-import HTTPClient
-import Remotes
+import SkyliftFolderWatch
+import SkyliftHashing
+import SkyliftHTTPClient
+import SkyliftRemotes
 import SkyliftCore
-import StorageServer
-import Uploads
+import SkyliftStorageServer
+import SkyliftUploads
 
 /// `skylift watch`: back a folder up as its files settle.
 public enum WatchCommand: Command {

@@ -1,5 +1,5 @@
 import Foundation
-import HTTPClient
+import SkyliftHTTPClient
 
 /// `--ca-cert FILE` and `--pin-sha256 PIN`: how `upload`, `copy`, `watch` and `proxy` trust an HTTPS server
 /// whose certificate no system CA signed, such as `skylift serve --tls-self-signed`.

@@ -1,4 +1,4 @@
-import Hashing
+import SkyliftHashing
 
 /// `--digests LIST`: which digests the store keeps (serve, scrub). SHA-256 is always kept.
 enum DigestOption {

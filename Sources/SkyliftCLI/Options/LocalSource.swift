@@ -1,6 +1,6 @@
 import Foundation
 import SkyliftSystem
-import Uploads
+import SkyliftUploads
 
 /// What is wrong with a local file named on the command line, checked before the network is touched, in words
 /// that name the cause: a link loop or a dangling link is not "no such file".

@@ -1,4 +1,4 @@
-import Uploads
+import SkyliftUploads
 
 /// `--parts N` of `upload`, `copy` and `watch`: how many parts of one file the engine keeps in flight where the
 /// remote takes them in any order (S3 multipart; a tus server offering `concatenation`, only when given);

@@ -1,6 +1,6 @@
 import Foundation
-import HTTPClient
-import Remotes
+import SkyliftHTTPClient
+import SkyliftRemotes
 
 /// The S3 service `S3Options` name, checked. Endpoint, region and credentials not given there come from the
 /// AWS environment and shared files (`S3Configuration.resolve`), so secrets never pass through the command line.

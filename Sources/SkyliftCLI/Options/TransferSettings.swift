@@ -1,8 +1,8 @@
 import Foundation
-import HTTPClient
-import Remotes
+import SkyliftHTTPClient
+import SkyliftRemotes
 import SkyliftCore
-import Uploads
+import SkyliftUploads
 
 /// Options `upload` and `copy` share.
 struct TransferOptions: CommandOptions {

@@ -1,7 +1,7 @@
 import Foundation
 import SkyliftCore
 import Synchronization
-import Uploads
+import SkyliftUploads
 
 /// Turns upload events into output: live progress lines on a terminal, plain lines in a pipe, or one JSON
 /// object per event (`--json`), progress at most four times a second per file.

@@ -1,4 +1,4 @@
-import AutoUpload
+import SkyliftAutoUpload
 import Foundation
 import SkyliftCore
 

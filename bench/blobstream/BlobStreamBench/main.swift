@@ -4,13 +4,13 @@
 //   BlobStreamBench urlsession-control FILE URL  the same URLSession upload from Foundation's InputStream(fileAtPath:)
 //   BlobStreamBench sink                       serves PUTs on 127.0.0.1 (bodies counted, then dropped),
 //                                              prints its base URL, runs until stdin closes
-import BlobStream
+import SkyliftBlobStream
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import HTTPClient
-import HTTPServer
+import SkyliftHTTPClient
+import SkyliftHTTPServer
 
 /// Block size for BlobInputStream: `BLOB_BLOCK` bytes when set, else the stream's default.
 let blockSize = ProcessInfo.processInfo.environment["BLOB_BLOCK"].flatMap(Int.init) ?? BlobInputStream.defaultBlockSize

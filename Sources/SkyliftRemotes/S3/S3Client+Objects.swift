@@ -1,0 +1,133 @@
+import Foundation
+import SkyliftHashing
+import SkyliftHTTPClient
+import SkyliftCore
+
+/// One entry of a bucket listing.
+public struct S3ObjectSummary: Sendable, Hashable {
+    public var key: String
+    public var size: Int64
+    public var etag: String
+    public var lastModified: Date?
+}
+
+extension S3Client {
+    /// Length, type, ETag and modification time of an object.
+    public func headObject(bucket: String, key: String) async throws -> ContentInfo {
+        try await statObject(bucket: bucket, key: key).info
+    }
+
+    /// `headObject` plus the object's SHA-256 when the store holds one for the whole object (objects stored
+    /// by a single PUT with a checksum; a multipart object's checksum covers its parts' checksums instead).
+    public func statObject(bucket: String, key: String) async throws -> (info: ContentInfo, sha256: [UInt8]?) {
+        var call = Call(method: "HEAD", bucket: bucket, key: key)
+        call.headers.set("x-amz-checksum-mode", "ENABLED")
+        let response = try await send(call)
+        guard let length = response.headers.integer("Content-Length") else {
+            throw S3Error.invalidResponse(resource: call.resource, reason: "HEAD answer has no Content-Length")
+        }
+        let info = ContentInfo(length: length, contentType: response.headers["Content-Type"], etag: response.headers["ETag"],
+                               lastModified: response.headers["Last-Modified"].flatMap(HTTPDate.parse))
+        // A multipart object's ETag ends in "-<parts>" and its checksum covers part checksums, not the bytes.
+        let multipart = info.etag?.contains("-") ?? false
+        let checksum = response.headers["x-amz-checksum-sha256"].flatMap { value in
+            multipart || value.contains("-") || response.headers["x-amz-checksum-type"] == "COMPOSITE" ? nil : Data(base64Encoded: value)
+        }
+        return (info, checksum.flatMap { $0.count == 32 ? Array($0) : nil })
+    }
+
+    /// The object's bytes, or those of `range`; with `ifMatch`, only while the object still has that ETag
+    /// (otherwise `S3Error` with code `PreconditionFailed`). The body streams from the returned response.
+    public func getObject(bucket: String, key: String, range: ByteRange? = nil, ifMatch: String? = nil) async throws -> HTTPClientResponse {
+        var call = Call(method: "GET", bucket: bucket, key: key, accepted: [200, 206])
+        if let range {
+            guard !range.isEmpty else {
+                throw S3Error.configuration("empty byte range requested from s3://\(bucket)/\(key)")
+            }
+            call.headers.set("Range", "bytes=\(range.offset)-\(range.last)")
+        }
+        if let ifMatch { call.headers.set("If-Match", ifMatch) }
+        return try await send(call)
+    }
+
+    /// Stores `body` (`length` bytes) as one object; returns its ETag.
+    ///
+    /// With `sha256` (the body's digest) the payload is signed and the service checks it
+    /// (`x-amz-checksum-sha256`); without, the body goes unsigned.
+    @discardableResult
+    public func putObject(bucket: String, key: String, body: HTTPClientRequest.Body, sha256: [UInt8]? = nil,
+                          contentType: String? = nil) async throws -> String {
+        var call = Call(method: "PUT", bucket: bucket, key: key, body: body)
+        Self.attach(sha256: sha256, to: &call)
+        if let contentType { call.headers.set("Content-Type", contentType) }
+        let response = try await send(call)
+        _ = try? await response.collect(upTo: 64 * 1024)
+        return response.headers["ETag"] ?? ""
+    }
+
+    public func deleteObject(bucket: String, key: String) async throws {
+        let response = try await send(Call(method: "DELETE", bucket: bucket, key: key, accepted: [200, 204]))
+        _ = try? await response.collect(upTo: 64 * 1024)
+    }
+
+    /// Creates `bucket` in the configured region.
+    public func createBucket(_ bucket: String) async throws {
+        var call = Call(method: "PUT", bucket: bucket, key: nil)
+        if configuration.region != "us-east-1" {
+            let xml = Array(("<CreateBucketConfiguration xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><LocationConstraint>"
+                + S3XMLElement.escape(configuration.region) + "</LocationConstraint></CreateBucketConfiguration>").utf8)
+            call.body = .bytes(xml)
+            call.payloadHash = Digest.hash(.sha256, xml).hexString
+        }
+        let response = try await send(call)
+        _ = try? await response.collect(upTo: 64 * 1024)
+    }
+
+    /// Every object whose key starts with `prefix`, following continuation tokens.
+    public func listObjects(bucket: String, prefix: String = "") async throws -> [S3ObjectSummary] {
+        try await listObjects(bucket: bucket, prefix: prefix, delimiter: nil).objects
+    }
+
+    /// Objects under `prefix`; with a `delimiter`, keys that continue past it are rolled up into common
+    /// prefixes (the "folders" one level down) instead.
+    public func listObjects(bucket: String, prefix: String, delimiter: String?) async throws
+        -> (objects: [S3ObjectSummary], commonPrefixes: [String]) {
+        var objects: [S3ObjectSummary] = []
+        var prefixes: [String] = []
+        var token: String?
+        repeat {
+            var call = Call(method: "GET", bucket: bucket, key: nil, query: [("list-type", "2"), ("prefix", prefix)])
+            if let delimiter { call.query.append(("delimiter", delimiter)) }
+            if let token { call.query.append(("continuation-token", token)) }
+            let root = try await document(try await send(call), call: call)
+            for item in root.all("Contents") {
+                guard let key = item["Key"], let size = item.integer("Size") else { continue }
+                objects.append(S3ObjectSummary(key: key, size: size, etag: item["ETag"] ?? "",
+                                               lastModified: item["LastModified"].flatMap(Self.parseISODate)))
+            }
+            prefixes += root.all("CommonPrefixes").compactMap { $0["Prefix"] }
+            let next = root["IsTruncated"] == "true" ? root["NextContinuationToken"] : nil
+            // The same token again would page forever.
+            if let next, next == token {
+                throw S3Error.invalidResponse(resource: call.resource, reason: "ListObjectsV2 continuation token repeats")
+            }
+            token = next
+        } while token != nil
+        return (objects, prefixes)
+    }
+
+    static func attach(sha256: [UInt8]?, to call: inout Call) {
+        if let sha256 {
+            call.payloadHash = sha256.hexString
+            call.headers.set("x-amz-checksum-sha256", sha256.base64String)
+        } else {
+            call.payloadHash = S3Signer.unsignedPayload
+        }
+    }
+
+    static func parseISODate(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.date(from: text) ?? ISO8601DateFormatter().date(from: text)
+    }
+}

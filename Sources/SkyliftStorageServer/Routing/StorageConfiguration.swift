@@ -1,0 +1,67 @@
+import Foundation
+import SkyliftHashing
+import SkyliftHTTPServer
+import SkyliftCore
+import SkyliftSystem
+
+/// Settings of an embedded cloud: what it serves, who may use it, how long unfinished uploads live.
+public struct StorageConfiguration: Sendable {
+    /// The directory served at `/dav/`. It must exist.
+    public var root: URL
+    /// The token every request must carry (Bearer, or Basic with the token as password); nil disables auth.
+    public var token: String?
+    /// Seconds an unfinished tus upload is kept after its last change.
+    public var tusExpiry: TimeInterval
+    /// Largest upload accepted (tus `Tus-Max-Size`, and the cap on PUT bodies).
+    public var maxUploadSize: Int64
+    /// The access log: one line per finished request (method, path as sent with control bytes escaped, status,
+    /// bytes, ms) at `info`; never headers or queries. Disabled by default.
+    public var accessLog: Logger
+    /// Most connections served at once (each holds a thread); one past it gets `503` and is closed.
+    public var connectionLimit: Int
+    /// Seconds a connection may sit idle before it is closed.
+    public var idleTimeout: Int
+    /// `Host` values answered (others get 421). Nil: without a token, loopback names and addresses only
+    /// (a server nobody authenticates to must not answer a web page's rebinded name); with a token, any
+    /// `Host`, since a page cannot send the token.
+    public var allowedHosts: HostPolicy?
+    /// Certificate and key to serve HTTPS with; nil for plain HTTP. With TLS the session cookie is `Secure`.
+    public var tls: TLSIdentity?
+    /// Digests recorded for every file written (served as `Repr-Digest` and in PROPFIND); SHA-256 is always
+    /// kept, SHA-1 and MD5 only when listed (ownCloud clients such as rclone compare those).
+    public var digests: Set<DigestAlgorithm> = [.sha256]
+    /// Free space kept back: a body whose declared length would leave less than this free on the root's file
+    /// system gets `507` before any of it is read. Nil: 1% of the file system, at most 64 MiB.
+    public var spaceReserve: Int64?
+
+    /// The policy in force: ``allowedHosts``, or its default for the auth setting.
+    public var effectiveHostPolicy: HostPolicy? { allowedHosts ?? (token == nil ? HostPolicy() : nil) }
+
+    public init(root: URL, token: String?, tusExpiry: TimeInterval = 24 * 3600,
+                maxUploadSize: Int64 = 1 << 40, accessLog: Logger = .disabled(label: "access"),
+                connectionLimit: Int = 1024, idleTimeout: Int = 120, allowedHosts: HostPolicy? = nil) {
+        self.root = root
+        self.token = token
+        self.tusExpiry = tusExpiry
+        self.maxUploadSize = maxUploadSize
+        self.accessLog = accessLog
+        self.connectionLimit = connectionLimit
+        self.idleTimeout = idleTimeout
+        self.allowedHosts = allowedHosts
+    }
+}
+
+/// Why a storage server could not be set up.
+public enum StorageServerError: Error, CustomStringConvertible, Equatable {
+    /// The root is missing or not a directory.
+    case rootNotADirectory(path: String)
+    /// The hidden state directory under the root could not be created.
+    case cannotCreateState(path: String, errno: Errno)
+
+    public var description: String {
+        switch self {
+        case let .rootNotADirectory(path): "storage root is not a directory: \(path)"
+        case let .cannotCreateState(path, code): "cannot create \(path): \(code)"
+        }
+    }
+}

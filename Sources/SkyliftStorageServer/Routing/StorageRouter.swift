@@ -1,0 +1,66 @@
+import Foundation
+import SkyliftHTTPServer
+import SkyliftWebApp
+
+/// Authenticates each request, confines its path, and hands it to the part of the server that owns it.
+final class StorageRouter: HTTPHandler {
+    let configuration: StorageConfiguration
+    let store: Store
+    let auth: Auth
+    let tus: TusUploads
+    let webdav: WebDAV
+    let web: WebApp
+    let get: RangedGet
+
+    init(configuration: StorageConfiguration, store: Store) throws {
+        self.configuration = configuration
+        self.store = store
+        let auth = Auth(token: configuration.token)
+        self.auth = auth
+        tus = TusUploads(store: store, expiry: configuration.tusExpiry, maxSize: configuration.maxUploadSize)
+        webdav = WebDAV(store: store, maxUploadSize: configuration.maxUploadSize, digests: store.digests)
+        get = RangedGet(digests: store.digests)
+        web = try Self.makeWebApp(store: store, auth: auth, secure: configuration.tls != nil)
+    }
+
+    func head(_ request: HTTPRequest) -> HTTPHeadDecision {
+        if let answer = web.handle(request) { return answer }
+        // A share link is its own credential and reaches only what it names (see StorageRouter+Shares).
+        if request.path.hasPrefix("/s/") { return .respond(shared(request)) }
+        guard auth.allows(request.headers) || cookieAllows(request) else { return .respond(Auth.challenge(request.headers)) }
+        let path = request.path
+        if path == "/uploads" || path.hasPrefix("/uploads/") { return tus.handle(request) }
+        if path == "/api/share" { return shareRequest(request) }
+        if request.method == "OPTIONS" && (path == "*" || path == "/") { return .respond(options()) }
+        let target: StoragePath
+        switch store.resolver.resolve(rawPath: path) {
+        case let .success(p): target = p
+        case let .failure(refusal): return .respond(.text(refusal.status, refusal.message))
+        }
+        switch request.method {
+        case "OPTIONS": return .respond(options())
+        case "GET", "HEAD":
+            return .respond(Self.confined(FolderViews.respond(request, path: target) ?? get.respond(request, path: target)))
+        case "POST": return tus.create(request, folder: target)
+        default: return webdav.handle(request, target: target)
+        }
+    }
+
+    /// One answer for every OPTIONS: what WebDAV class and which tus extensions are spoken here.
+    private func options() -> HTTPResponse {
+        var h = HTTPHeaders()
+        h.add("DAV", "1, 2")
+        h.add("MS-Author-Via", "DAV")
+        // PATCH too: the same server takes tus PATCHes at /uploads/.
+        h.add("Allow", (WebDAV.allowedMethods + ["PATCH"]).joined(separator: ", "))
+        h.add("Accept-Ranges", "bytes")
+        TusUploads.advertise(into: &h, maxSize: configuration.maxUploadSize)
+        return HTTPResponse(status: 200, headers: h)
+    }
+}
+
+/// A value, or the response that refuses the request (responses are not `Error`s: their bodies are not Sendable).
+enum Checked<Value> {
+    case value(Value)
+    case refused(HTTPResponse)
+}

@@ -1,0 +1,52 @@
+import Foundation
+import SkyliftHTTPServer
+
+/// The embedded cloud: a directory served over WebDAV (`/dav/`), tus (`/uploads/`) and ranged GET.
+///
+/// Every request is authenticated with the configured token, every path is confined to the root, and
+/// bodies stream both ways: uploads go to disk as they arrive, downloads are sent from the file descriptor.
+public final class StorageServer: Sendable {
+    private let http: HTTPServer
+    private let router: StorageRouter
+
+    /// Prepares a server for `configuration.root` on `host:port` (port 0 picks a free one).
+    /// Throws ``StorageServerError`` when the root is unusable.
+    public init(configuration: StorageConfiguration, host: String = "127.0.0.1", port: UInt16 = 0) throws {
+        let store = try Store(root: configuration.root, digestAlgorithms: configuration.digests,
+                              spaceReserve: configuration.spaceReserve)
+        let router = try StorageRouter(configuration: configuration, store: store)
+        self.router = router
+        let handler: any HTTPHandler = configuration.effectiveHostPolicy.map { HostFilter(policy: $0, next: router) } ?? router
+        http = HTTPServer(configuration: .init(host: host, port: port, connectionLimit: configuration.connectionLimit,
+                                               idleTimeout: configuration.idleTimeout,
+                                               accessLog: configuration.accessLog, tls: configuration.tls),
+                          handler: handler)
+    }
+
+    /// Binds and starts serving; unfinished uploads found on disk become resumable again, and temp files a
+    /// previous run left behind are removed in the background.
+    public func start() throws {
+        let started = Date()
+        router.tus.sweepExpired()
+        try http.start()
+        StaleTempSweep(rootPath: router.store.rootPath, cutoff: started).runInBackground()
+    }
+
+    /// Stops serving and waits for open connections to end. Unfinished uploads stay on disk.
+    public func stop() { http.stop() }
+
+    /// The digests recorded for written files (sorted); empty when the store's file system keeps no
+    /// extended attributes, so nothing can be recorded (see `DigestStore`).
+    public var recordedDigests: [String] {
+        router.store.digests.supported ? router.store.digests.algorithms.map(\.rawValue).sorted() : []
+    }
+
+    /// The bound port, once started.
+    public var port: UInt16 { http.port }
+
+    /// TCP connections accepted since start (clients that keep connections open make few).
+    public var connectionsAccepted: Int { http.connectionsAccepted }
+
+    /// `http://host:port` of the running server.
+    public var baseURL: String { http.baseURL }
+}

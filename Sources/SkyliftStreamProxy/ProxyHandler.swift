@@ -1,0 +1,106 @@
+import Dispatch
+import Foundation
+import SkyliftHTTPServer
+import SkyliftRangeCache
+import SkyliftCore
+import SkyliftSystem
+import Synchronization
+
+/// Answers player requests: maps the path onto the origin, opens the resource through the loader, and
+/// builds the status, headers and body for the request's `Range`/`If-Range`.
+struct ProxyHandler: HTTPHandler {
+    let configuration: StreamProxy.Configuration
+    /// `configuration.origin`, parsed once.
+    let origin: OriginPrefix
+    let loader: RangeLoader
+    let responses: ActiveResponses
+
+    func head(_ request: HTTPRequest) -> HTTPHeadDecision {
+        guard request.method == "GET" || request.method == "HEAD" else {
+            return .respond(.text(405, "only GET and HEAD are proxied", headers: ["Allow": "GET, HEAD"]))
+        }
+        let url: URL
+        switch originURL(request) {
+        case let .success(u): url = u
+        case let .failure(refusal): return .respond(.text(400, "\(refusal); only paths under the origin are proxied"))
+        }
+        let shown = LogText.escaped(request.path)
+        let resource: RangeResource
+        do {
+            resource = try loader.openIfFresh(url)
+                ?? Self.waitFor(on: loader.executor, timeout: configuration.stallTimeout) { try await loader.open(url) }
+        } catch let error as RangeOriginError {
+            configuration.logger.warning("proxy: \(shown): \(error)")
+            if let status = error.status, (400..<500).contains(status) {
+                return .respond(.text(status, "origin answered \(status) for \(shown)"))
+            }
+            return .respond(.text(502, "origin failed for \(shown)"))
+        } catch let error as ProxyTimeout {
+            configuration.logger.warning("proxy: \(shown): \(error)")
+            return .respond(.text(504, "origin did not answer in time for \(shown)"))
+        } catch {
+            configuration.logger.warning("proxy: \(shown): \(error)")
+            return .respond(.text(502, "origin failed for \(shown)"))
+        }
+        return .respond(response(request, resource))
+    }
+
+    /// `<origin><path>[?query]`, confined under the origin's prefix (see ``ProxyPath``).
+    func originURL(_ request: HTTPRequest) -> Result<URL, ProxyPath.Refusal> {
+        let path: String
+        switch ProxyPath.checked(request.path) {
+        case let .success(p): path = p
+        case let .failure(refusal): return .failure(refusal)
+        }
+        // The checks above make this hold; verified on the parsed URL anyway, as it is what libcurl sends.
+        guard let url = URL(string: origin.base + path + (request.query.map { "?" + $0 } ?? "")), origin.contains(url)
+        else { return .failure(.notUnderOrigin) }
+        return .success(url)
+    }
+
+    func response(_ request: HTTPRequest, _ resource: RangeResource) -> HTTPResponse {
+        let info = resource.info
+        let length = resource.length
+        let type = info.contentType ?? MediaType.forPath(request.path)
+        var headers: HTTPHeaders = ["Accept-Ranges": "bytes"]
+        if let etag = info.etag { headers.add("ETag", etag) }
+        if let date = info.lastModified { headers.add("Last-Modified", HTTPDate.format(date)) }
+        let outcome = ConditionalRequest.evaluate(method: request.method, headers: request.headers, current: info.validators)
+        if let status = outcome.status {
+            return HTTPResponse(status: status, headers: headers)
+        }
+        let answer = RangedResponse(requestHeaders: request.headers, rangeApplies: outcome == .proceed(rangeApplies: true),
+                                    length: length, contentType: type)
+        for field in answer.headers { headers.add(field.name, field.value) }
+        let pieces: [LoaderBody.Piece]
+        switch answer.body {
+        case .unsatisfiable:
+            return .text(416, "range not satisfiable: the resource has \(length) bytes", headers: headers)
+        case let .whole(r), let .single(r):
+            pieces = r.isEmpty ? [] : [.range(r)]
+        case let .multipart(parts, _):
+            pieces = parts.map { part in
+                switch part {
+                case let .text(bytes): .text(bytes)
+                case let .range(r): .range(r)
+                }
+            }
+        }
+        let body = LoaderBody(resource: resource, pieces: pieces, path: request.path,
+                              stallTimeout: configuration.stallTimeout, responses: responses, logger: configuration.logger)
+        guard responses.add(body) else { return .text(503, "proxy is stopping") }
+        return HTTPResponse(status: answer.status, headers: headers, body: .stream(length: body.length, producer: body))
+    }
+
+    /// Runs async work from a connection thread and waits for it, at most `timeout` seconds. Each connection
+    /// has its own thread, so blocking it holds up only that player.
+    static func waitFor<T: Sendable>(on executor: BlockingExecutor, timeout: Double,
+                                     _ work: @escaping @Sendable () async throws -> T) throws -> T {
+        do { return try executor.runBlocking(timeout: timeout, work) } catch is BlockingExecutor.TimedOut { throw ProxyTimeout() }
+    }
+}
+
+/// The origin did not describe a resource within the stall timeout.
+struct ProxyTimeout: Error, CustomStringConvertible {
+    var description: String { "origin did not answer in time" }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import SkyliftHTTPServer
+import SkyliftCore
+
+/// The browser front of the embedded cloud: the sign-in page, the app page and its scripts, and the session
+/// cookie. Mounted by the storage server at `/`; files, listings and uploads stay the storage server's own.
+///
+/// Sign-in: `/?token=T` with the right token starts a session (a cookie, see ``Sessions``) and redirects to the
+/// clean URL; `/` without a session shows a form that posts the token to `signin`. `signout` ends the session.
+public final class WebApp: Sendable {
+    public let sessions: Sessions?
+    /// Read-only share links; nil when the state folder is unusable.
+    public let shares: Shares?
+    /// Checks a presented token against the server's; nil when the server runs without auth.
+    private let checkToken: (@Sendable ([UInt8]) -> Bool)?
+    /// Cookies get `Secure` when the server speaks TLS.
+    private let secure: Bool
+
+    /// `sessions` nil and `checkToken` nil: no auth, the app opens for everyone.
+    public init(sessions: Sessions?, shares: Shares?, checkToken: (@Sendable ([UInt8]) -> Bool)?, secure: Bool = false) {
+        self.sessions = sessions
+        self.shares = shares
+        self.checkToken = checkToken
+        self.secure = secure
+    }
+
+    /// True when the request carries a live session cookie.
+    public func hasSession(_ headers: HTTPHeaders) -> Bool {
+        guard let sessions, let cookie = Cookies.value(Cookies.session, in: headers) else { return false }
+        return sessions.isValid(cookie)
+    }
+
+    /// The answer for the app's own paths (`/`, `/signin`, `/signout`, `/app/…`); nil for every other path.
+    public func handle(_ request: HTTPRequest) -> HTTPHeadDecision? {
+        switch request.path {
+        case "/":
+            guard request.method == "GET" || request.method == "HEAD" else { return .respond(Self.notAllowed("GET, HEAD")) }
+            return .respond(front(request))
+        case "/signin":
+            guard request.method == "POST" else { return .respond(Self.notAllowed("POST")) }
+            guard CrossSite.isSameOrigin(request.headers) else { return .respond(.text(403, "cross-site sign-in refused")) }
+            return .receive(BodyCollector(limit: 4096, kind: "form") { self.signIn(form: $0) })
+        case "/signout":
+            guard request.method == "POST" else { return .respond(Self.notAllowed("POST")) }
+            guard CrossSite.isSameOrigin(request.headers) else { return .respond(.text(403, "cross-site sign-out refused")) }
+            if let cookie = Cookies.value(Cookies.session, in: request.headers) { sessions?.revoke(cookie) }
+            var h = HTTPHeaders()
+            h.add("Set-Cookie", Cookies.clearSession(secure: secure))
+            return .respond(Self.redirect("./", headers: h))
+        default:
+            guard request.path.hasPrefix("/app/") else { return nil }
+            guard request.method == "GET" || request.method == "HEAD" else { return .respond(Self.notAllowed("GET, HEAD")) }
+            guard let asset = WebAssets.files[String(request.path.dropFirst(5))] else { return .respond(.text(404, "not found")) }
+            return .respond(Self.page(asset.bytes, type: asset.type))
+        }
+    }
+
+    /// `/`: the app for a signed-in browser, a session for a right `?token=`, else the sign-in form.
+    private func front(_ request: HTTPRequest) -> HTTPResponse {
+        guard let checkToken else { return appPage(root: "", mode: "app") }
+        if let token = Self.formValue("token", in: request.query ?? "") {
+            guard checkToken(Array(token.utf8)) else { return signInPage(message: "That token is not right.", status: 401) }
+            return startSession()
+        }
+        return hasSession(request.headers) ? appPage(root: "", mode: "app") : signInPage(message: nil, status: 200)
+    }
+
+    private func signIn(form: [UInt8]) -> HTTPResponse {
+        guard let checkToken else { return Self.redirect("./") }
+        let token = Self.formValue("token", in: String(decoding: form, as: UTF8.self)).flatMap { $0.removingPercentEncoding } ?? ""
+        guard !token.isEmpty, checkToken(Array(token.utf8)) else { return signInPage(message: "That token is not right.", status: 401) }
+        return startSession()
+    }
+
+    private func startSession() -> HTTPResponse {
+        guard let sessions else { return Self.redirect("./") }
+        var h = HTTPHeaders()
+        h.add("Set-Cookie", Cookies.setSession(sessions.create(), secure: secure))
+        // "./" drops the query, so the token leaves the address bar and the history entry is clean.
+        return Self.redirect("./", headers: h)
+    }
+
+    /// The app page. `root` leads from the page's folder back to the server root (relative, so the page works
+    /// under any prefix); `mode` is `app` or `share`; `base` is where listings and files are, relative to it.
+    public func appPage(root: String, mode: String, base: String = "dav/", title: String = "Skylift") -> HTTPResponse {
+        let html = WebAssets.text("index.html")
+            .replacingOccurrences(of: "{{root}}", with: HTMLText.escaped(root))
+            .replacingOccurrences(of: "{{mode}}", with: HTMLText.escaped(mode))
+            .replacingOccurrences(of: "{{base}}", with: HTMLText.escaped(base))
+            .replacingOccurrences(of: "{{title}}", with: HTMLText.escaped(title))
+        return Self.page(Array(html.utf8), type: "text/html; charset=utf-8")
+    }
+
+    private func signInPage(message: String?, status: Int) -> HTTPResponse {
+        let html = WebAssets.text("signin.html")
+            .replacingOccurrences(of: "{{message}}", with: message.map { "<p class=\"error\" role=\"alert\">\(HTMLText.escaped($0))</p>" } ?? "")
+        var response = Self.page(Array(html.utf8), type: "text/html; charset=utf-8")
+        response.status = status
+        return response
+    }
+
+    /// A page or asset: never cached stale, never framed, scripts only from here.
+    static func page(_ bytes: [UInt8], type: String) -> HTTPResponse {
+        var h = HTTPHeaders()
+        h.add("Content-Type", type)
+        h.add("Cache-Control", "no-cache")
+        h.add("X-Content-Type-Options", "nosniff")
+        h.add("Referrer-Policy", "no-referrer")
+        h.add("Content-Security-Policy", "default-src 'self'; img-src 'self' blob: data:; media-src 'self'; "
+            + "style-src 'self'; script-src 'self'; frame-ancestors 'none'; form-action 'self'")
+        return HTTPResponse(status: 200, headers: h, body: .bytes(bytes))
+    }
+
+    static func redirect(_ location: String, headers: HTTPHeaders = [:]) -> HTTPResponse {
+        var h = headers
+        h.add("Location", location)
+        h.add("Cache-Control", "no-store")
+        return HTTPResponse(status: 303, headers: h)
+    }
+
+    static func notAllowed(_ allow: String) -> HTTPResponse { .text(405, "method not allowed", headers: ["Allow": allow]) }
+
+    /// The value of `name` in a `a=b&c=d` string, `+` read as a space (escapes are left to the caller).
+    static func formValue(_ name: String, in query: String) -> String? {
+        for pair in query.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            if parts.count == 2, parts[0] == name { return parts[1].replacingOccurrences(of: "+", with: " ") }
+        }
+        return nil
+    }
+}

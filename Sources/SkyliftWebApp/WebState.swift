@@ -1,0 +1,113 @@
+import Foundation
+import SkyliftHashing
+import SkyliftCore
+import SkyliftSystem
+
+/// Why the web app's state folder or one of its files could not be used.
+public struct WebStateError: Error, CustomStringConvertible {
+    /// What was being done (`create`, `read`, `write`, `rename`).
+    public let operation: String
+    public let path: String
+    public let errno: Errno
+
+    public var description: String { "cannot \(operation) \(path): \(errno)" }
+
+    init(operation: String, path: String, errno: Errno) {
+        self.operation = operation
+        self.path = path
+        self.errno = errno
+    }
+
+    /// A failed call of SkyliftSystem, in this type's terms.
+    init(_ error: FileError, operation: String) {
+        self.init(operation: operation, path: error.path, errno: error.errno ?? .invalidArgument)
+    }
+}
+
+/// The web app's private folder inside the store (`.skylift-webapp`, a name requests can never reach): the
+/// server secret that signs session cookies and share links, the session list and the share registry.
+/// Everything in it is created 0600 (the folder 0700) and replaced atomically.
+public struct WebState: Sendable {
+    /// Name of the folder inside the store root; the `.skylift-` prefix hides it from every request.
+    public static let folderName = ".skylift-webapp"
+
+    public let directory: String
+
+    /// Opens (creating if needed) the state folder of the store at `root`, which must exist.
+    public init(root: String) throws {
+        directory = (root.hasSuffix("/") ? String(root.dropLast()) : root) + "/" + Self.folderName
+        do {
+            guard try FileStatus(root).isDirectory else { throw WebStateError(operation: "create", path: directory, errno: .notDirectory) }
+            try PrivateFiles.createDirectory(directory)
+        } catch let error as FileError {
+            throw WebStateError(error, operation: "create")
+        }
+    }
+
+    /// The 32-byte server secret, made once from the system's random source and kept in `secret` (0600).
+    /// Deleting the file revokes every session and share link.
+    public func secret() throws -> [UInt8] {
+        if let existing = try storedSecret() { return existing }
+        var bytes = [UInt8](repeating: 0, count: 32)
+        var generator = SystemRandomNumberGenerator()
+        for i in bytes.indices { bytes[i] = generator.next() }
+        let path = directory + "/secret"
+        do {
+            // Created whole or not at all: when two processes start at once, the second one reads the first one's secret.
+            if try AtomicFile.createNew(path, with: Array((bytes.hexString + "\n").utf8)) { return bytes }
+        } catch {
+            throw WebStateError(error, operation: "create")
+        }
+        guard let existing = try storedSecret() else { throw WebStateError(operation: "read", path: path, errno: .invalidArgument) }
+        return existing
+    }
+
+    private func storedSecret() throws -> [UInt8]? {
+        guard let text = try read("secret"), let bytes = Hex.bytes(text.trimmingCharacters(in: .whitespacesAndNewlines)),
+              bytes.count == 32 else { return nil }
+        return bytes
+    }
+
+    /// The contents of the state file `name`; nil when it does not exist. Links are not followed.
+    public func read(_ name: String) throws -> String? {
+        let path = directory + "/" + name
+        let fd: FileDescriptor
+        switch Result(catching: { () throws(FileError) in try FileDescriptor.open(path, .readOnly, options: [.noFollow]) }) {
+        case let .success(opened): fd = opened
+        case let .failure(error):
+            if error.errno == .noSuchFile { return nil }
+            throw WebStateError(error, operation: "read")
+        }
+        defer { fd.close() }
+        var data = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = try buffer.withUnsafeMutableBytes { raw in Result { () throws(FileError) in try fd.read(into: raw, path: path) } }
+                .mapError { WebStateError($0, operation: "read") }.get()
+            if n == 0 { break }
+            data += buffer[0 ..< n]
+            // State files are small; a huge one is not ours to load.
+            if data.count > 16 << 20 { throw WebStateError(operation: "read", path: path, errno: .fileTooLarge) }
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Replaces the state file `name` with `text` (0600), as `AtomicFile` does: a reader finds the old
+    /// content or the new, and the new survives a power cut once this returns.
+    public func replace(_ name: String, with text: String) throws {
+        do { try AtomicFile.replace(directory + "/" + name, with: Array(text.utf8)) } catch {
+            throw WebStateError(error, operation: "write")
+        }
+    }
+
+    /// Runs `body` holding an exclusive `flock` on the state file `name` (created 0600 if needed), so that
+    /// read-modify-replace cycles of several processes do not interleave.
+    func locked<T>(_ name: String, _ body: () throws -> T) throws -> T {
+        let path = directory + "/" + name
+        let fd: FileDescriptor
+        do { fd = try FileDescriptor.open(path, .readWrite, options: [.create]) } catch { throw WebStateError(error, operation: "create") }
+        defer { fd.close() }
+        do { try fd.lockExclusive(path: path) } catch { throw WebStateError(error, operation: "lock") }
+        return try body()
+    }
+}
