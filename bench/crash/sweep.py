@@ -529,6 +529,9 @@ def arguments(argv):
 
 def main(argv=None):
     options = arguments(argv)
+    # A parent may start us with signals blocked (the Swift test runner does), and children inherit the mask:
+    # strace would then never see the SIGINT that detaches it. Every thread and child starts from this one.
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
     if options.list:
         for s in SCENARIOS:
             print("%-18s %s" % (s.name, s.summary))
@@ -548,6 +551,9 @@ def main(argv=None):
     started = time.monotonic()
     results = []
     try:
+        # The binary under test is copied first, so a rebuild during the sweep neither changes it nor fails it.
+        shutil.copy2(options.bin, os.path.join(workdir, "skylift"))
+        options.bin = os.path.join(workdir, "skylift")
         with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
             for scenario in scenarios:
                 results.append(sweep_scenario(scenario, options, workdir, pool))
