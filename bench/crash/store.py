@@ -325,16 +325,21 @@ def _label(entry, known):
 # --- Temporaries on disk ---------------------------------------------------------------------------------
 
 # Names the server keeps for good at the root (state, not temporaries).
-PERSISTENT_AT_ROOT = {".skylift-uploads", ".skylift-webapp", ".skylift-scrub.json", ".skylift-props-root"}
+PERSISTENT_AT_ROOT = {".skylift-uploads", ".skylift-webapp", ".skylift-scrub.json", ".skylift-props-root",
+                      ".skylift-journal"}
 UPLOADS = ".skylift-uploads"
+# Intent records of unfinished operations (a MOVE replacing a folder): the next start finishes them, so after
+# its sweep the folder is empty.
+JOURNAL = ".skylift-journal"
 # The server's temp-file name patterns outside its prefix (AtomicFile's default temp name).
 ATOMIC_TEMP = re.compile(r"^\..+\.\d+\.tmp$")
 
 
 def temporaries(root):
     """Every temporary the store holds: `.skylift-*` names other than the server's lasting state (anywhere
-    below the root; `.skylift-props.*` sidecars count as state), AtomicFile temp names, and in the uploads
-    folder `.joining` and `.tmp` files and files of an upload that has no `.info` record."""
+    below the root; `.skylift-props.*` sidecars count as state), AtomicFile temp names, every entry of the
+    journal folder, and in the uploads folder `.joining` and `.tmp` files and files of an upload that has no
+    `.info` record (or a record without its `.data`)."""
     found = []
     for folder, dirs, files in os.walk(root):
         relative = os.path.relpath(folder, root)
@@ -348,6 +353,8 @@ def temporaries(root):
                 found.append(relative + name)
         # Never walk into the server's state folders or into a temporary folder (reported once, whole).
         dirs[:] = [d for d in dirs if not d.startswith(".skylift-")]
+    journal = os.path.join(root, JOURNAL)
+    found += [JOURNAL + "/" + name for name in (os.listdir(journal) if os.path.isdir(journal) else [])]
     found += upload_leftovers(root)
     return sorted(found)
 
