@@ -7,7 +7,8 @@ For each scenario (a state-changing request and the old state it starts from, se
    `strace -f -y -e trace=%file,%desc` to the idle server, send the request, observe the new state. Every
    system call the server made on a path or descriptor under the root is a kill point, plus one more: right
    after the response.
-2. For each kill point k: a fresh root, the same set-up, then strace attached to the idle server with
+2. For each kill point k: a fresh root, the same set-up (replayed over HTTP rather than copied: a digest record
+   names its file's inode, so a copied root would serve no digests), then strace attached to the idle server with
    `-e inject=NAME:signal=KILL:when=J`, where J is the call's occurrence among the calls of that name in its
    thread (strace counts per thread, and the request's thread is new, so J counts from the request's start).
    The server dies on entry to that call, before it runs. Kill point "after the response" sends SIGKILL once
@@ -15,8 +16,10 @@ For each scenario (a state-changing request and the old state it starts from, se
 3. Restart the server on the same root (its start-up sweep and migrations run), wait until it answers, and
    check through HTTP: every name holds its old or its new state whole (content and dead properties together;
    a COPY/MOVE tree wholly old or wholly new), a served Repr-Digest is the body's, no `.skylift-*` name is
-   listed, a MOVE's resource is at its source or its destination, tus uploads stay usable; and on disk: once the
-   restarted server's sweep has run (--sweep-wait), no temporary remains.
+   listed, a MOVE's resource is at its source or its destination, a name that is gone left no dead properties
+   behind (a file PUT there shows none), tus uploads answer HEAD and, continued from their offset, give the
+   right file; and on disk: once the restarted server's sweep has run (--sweep-wait), no temporary remains
+   (what counts as one: store.temporaries).
 
 Prints per scenario the kill points tried and every violation (what was expected, what was seen), and closes
 with `N passed, M failed` (kill points). Exit status 1 on any violation, 2 on a harness failure.
@@ -506,7 +509,7 @@ def report(results, out, total_seconds):
 
 
 def arguments(argv):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+    parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     here = os.path.dirname(os.path.abspath(__file__))
     parser.add_argument("--bin", default=os.environ.get("BIN") or os.path.join(here, "..", "..", ".build", "debug", "skylift"),
