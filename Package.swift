@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "StreamProxy", targets: ["StreamProxy"]),
         .library(name: "FolderWatch", targets: ["FolderWatch"]),
         .library(name: "AutoUpload", targets: ["AutoUpload"]),
+        .library(name: "Downloads", targets: ["Downloads"]),
     ],
     targets: [
         // System libraries from Debian -dev packages.
@@ -59,9 +60,11 @@ let package = Package(
         .target(name: "StreamProxy", dependencies: ["HTTPServer", "RangeCache", "SkyliftCore", "SkyliftSystem"]),
         .target(name: "FolderWatch", dependencies: ["SkyliftCore", "SkyliftSystem"]),
         .target(name: "AutoUpload", dependencies: ["FolderWatch", "Uploads", "Remotes", "HTTPClient", "CSQLite", "SkyliftCore", "SkyliftSystem"]),
+        // Restores (`skylift download`): listing, resumable ranged reads into hidden partial files, digest checks.
+        .target(name: "Downloads", dependencies: ["Remotes", "HTTPClient", "Hashing", "SkyliftCore", "SkyliftSystem"]),
         .target(name: "SkyliftCLI", dependencies: [
             "SkyliftCore", "SkyliftSystem", "Hashing", "HTTPClient", "HTTPServer", "StorageServer", "WebApp", "Certificates", "Remotes", "Uploads",
-            "RangeCache", "StreamProxy", "FolderWatch", "AutoUpload",
+            "RangeCache", "StreamProxy", "FolderWatch", "AutoUpload", "Downloads",
         ]),
         // `skylift --version` names the commit: the plugin reads .git (no git needed) and stamps it in.
         .executableTarget(name: "CommitStampTool"),

@@ -14,6 +14,7 @@ public enum Skylift {
             ScrubCommand.self,
             ShareCommand.self,
             ServiceCommand.self,
+            DownloadCommand.self,
             CompletionsCommand.self,
         ]
     }

@@ -1,0 +1,124 @@
+import Foundation
+import HTTPClient
+import Remotes
+import SkyliftCore
+
+/// A folder or file on the embedded cloud or any WebDAV server, walked with PROPFIND `Depth: 1` folder by
+/// folder (never `infinity`, which servers refuse or answer with the whole tree at once); a URL that does
+/// not speak WebDAV is read as one plain http(s) file.
+public struct WebDAVOrigin: DownloadOrigin {
+    public let url: URL
+    public let http: RemoteHTTP
+    public var label: String { Redaction.url(url, query: .drop) }
+
+    public init(url: URL, http: RemoteHTTP) {
+        self.url = url
+        self.http = http
+    }
+
+    public func list(filter: PathFilter) async throws(DownloadError) -> (entries: [DownloadEntry], isFolder: Bool) {
+        let dav = WebDAVRemote(folderURL: url, http: http)
+        let top: [PropfindEntry]
+        do {
+            top = try await dav.propfind(url, depth: 0, body: PropfindResponse.requestBodyWithDigests)
+        } catch RemoteError.status(let code, _, _, _) where [400, 403, 405, 501].contains(code) {
+            return ([try await plainFile()], false)
+        } catch {
+            throw Self.failure(error)
+        }
+        guard let first = top.first else { throw .remote(.status(404, method: "PROPFIND", url: url, detail: nil)) }
+        guard first.isCollection else {
+            let name = url.lastPathComponent
+            return ([entry(first, path: name, url: url)], false)
+        }
+        return (try await walk(RemotePath.folder(url), filter: filter), true)
+    }
+
+    /// Every file below `root`, one PROPFIND `Depth: 1` per folder, breadth first.
+    private func walk(_ root: URL, filter: PathFilter) async throws(DownloadError) -> [DownloadEntry] {
+        let dav = WebDAVRemote(folderURL: root, http: http)
+        var folders = [""], files: [DownloadEntry] = []
+        while let folder = folders.popLast() {
+            let folderURL = folder.isEmpty ? root : RemotePath.url(folder, in: root, isFolder: true)
+            let base = Self.path(of: URLComponents(url: folderURL, resolvingAgainstBaseURL: true)?.path ?? folderURL.path)
+            let listed: [PropfindEntry]
+            do { listed = try await dav.propfind(folderURL, depth: 1, body: PropfindResponse.requestBodyWithDigests) } catch {
+                throw Self.failure(error)
+            }
+            for item in listed {
+                let path = Self.path(of: item.href)
+                guard path != base else { continue }
+                guard path.hasPrefix(base + "/") else { throw .unsafeName(url: folderURL, name: item.href) }
+                let leaf = String(path.dropFirst(base.count + 1))
+                let name = folder.isEmpty ? leaf : folder + "/" + leaf
+                guard !leaf.contains("/"), DownloadEntry.isSafe(name) else { throw .unsafeName(url: folderURL, name: item.href) }
+                if item.isCollection {
+                    if filter.entersFolder(name) { folders.insert(name, at: 0) }
+                } else if filter.takesFile(name) {
+                    files.append(entry(item, path: name, url: RemotePath.url(name, in: root)))
+                }
+            }
+        }
+        return files
+    }
+
+    private func entry(_ item: PropfindEntry, path: String, url: URL) -> DownloadEntry {
+        DownloadEntry(path: path, locator: url.absoluteString, url: url, length: item.info.length, etag: item.info.etag,
+                      lastModified: item.info.lastModified, digests: ServedDigests(sha256: item.sha256, md5: item.md5))
+    }
+
+    /// A URL that is not WebDAV: one file, described by HEAD.
+    private func plainFile() async throws(DownloadError) -> DownloadEntry {
+        let head: HTTPClientResponse
+        do { head = try await http.send("HEAD", url, headers: Self.wantDigest) } catch { throw Self.failure(error) }
+        guard head.status == 200 else { throw .remote(.status(head.status, method: "HEAD", url: url, detail: nil)) }
+        let name = url.lastPathComponent.isEmpty || url.lastPathComponent == "/" ? "index" : url.lastPathComponent
+        let described = describe(head, partial: false)
+        return DownloadEntry(path: name, locator: url.absoluteString, url: url, length: head.headers.integer("Content-Length"),
+                             etag: head.headers["ETag"], lastModified: head.headers["Last-Modified"].flatMap(HTTPDate.parse),
+                             digests: described.digests)
+    }
+
+    public func read(_ entry: DownloadEntry, range: ByteRange?, validator: String?) async throws(DownloadError) -> HTTPClientResponse {
+        var headers = Self.wantDigest
+        if let range {
+            headers.add("Range", "bytes=\(range.offset)-\(range.last)")
+            if let validator { headers.add("If-Range", validator) }
+        }
+        let url = URL(string: entry.locator) ?? entry.url
+        let response: HTTPClientResponse
+        do { response = try await http.send("GET", url, headers: headers) } catch { throw Self.failure(error) }
+        guard response.status == 200 || response.status == 206 else {
+            let detail = try? await response.collect(upTo: 4096)
+            throw .remote(.status(response.status, method: "GET", url: url, detail: detail.flatMap { Self.line($0) }))
+        }
+        return response
+    }
+
+    public func describe(_ response: HTTPClientResponse, partial: Bool) -> (validator: String?, digests: ServedDigests) {
+        // On a 206 only Repr-Digest speaks for the whole file (Content-Digest would describe the range).
+        let sha = partial ? response.headers["Repr-Digest"].flatMap { ServerDigest.sha256(["Repr-Digest": $0]) }
+                          : ServerDigest.sha256(response.headers)
+        return (response.validator, ServedDigests(sha256: sha))
+    }
+
+    /// Asks servers that can (RFC 9530; the embedded cloud) for the SHA-256 of the whole file.
+    static let wantDigest: HTTPHeaders = ["Want-Repr-Digest": "sha-256=1"]
+
+    /// The path of a decoded href (`PropfindResponse` decodes them) or URL path, without scheme, host and
+    /// trailing slash.
+    static func path(of href: String) -> String { WebDAVRemote.trimmedPath(href) }
+
+    static func line(_ body: [UInt8]) -> String? {
+        let text = String(decoding: body.prefix(200), as: UTF8.self)
+        guard !text.contains("<") else { return nil }
+        return text.split(whereSeparator: \.isNewline).first.map(String.init)
+    }
+
+    static func failure(_ error: any Error) -> DownloadError {
+        if let e = error as? DownloadError { return e }
+        if let e = error as? RemoteError { return .remote(e) }
+        if error is CancellationError { return .cancelled(path: "") }
+        return .source(String(describing: error))
+    }
+}
