@@ -87,7 +87,8 @@ let package = Package(
         // HTTPSourceTests stay here beside the stream tests whose fixtures they share; HTTPSource itself is in Remotes.
         .testTarget(name: "BlobStreamTests", dependencies: ["BlobStream", "Remotes", "HTTPClient", "StorageServer"]),
         .testTarget(name: "RemotesTests", dependencies: ["Remotes", "StorageServer", "Uploads", "RangeCache", "TestProbes", "TestPrograms"]),
-        .testTarget(name: "UploadsTests", dependencies: ["Uploads", "StorageServer", "TestProbes", "TestPrograms"]),
+        // Downloads is here for its WebDAV peer test, which shares the peer launcher (PythonServer) with the upload tests.
+        .testTarget(name: "UploadsTests", dependencies: ["Uploads", "Downloads", "StorageServer", "TestProbes", "TestPrograms"]),
         .testTarget(name: "RangeCacheTests", dependencies: ["RangeCache", "StorageServer"]),
         .testTarget(name: "StreamProxyTests", dependencies: ["StreamProxy", "StorageServer", "TestPrograms"]),
         .testTarget(name: "FolderWatchTests", dependencies: ["FolderWatch"]),

@@ -19,7 +19,7 @@ public struct DownloadOptions: Sendable {
     /// Bytes a range reads between two checkpoints of its progress (flush, then record).
     public var checkpointBytes: Int64
 
-    public init(jobs: Int = 4, parts: Int = 1, partThreshold: Int64 = 64 << 20, verify: Bool = false, delete: Bool = false,
+    public init(jobs: Int = 4, parts: Int = 1, partThreshold: Int64 = 8 << 20, verify: Bool = false, delete: Bool = false,
                 retry: RetryPolicy = RetryPolicy(), resumableSize: Int64 = 1 << 20, checkpointBytes: Int64 = 16 << 20) {
         self.jobs = max(1, jobs)
         self.parts = max(1, parts)

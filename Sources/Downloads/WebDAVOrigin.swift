@@ -63,7 +63,7 @@ public struct WebDAVOrigin: DownloadOrigin {
     }
 
     private func entry(_ item: PropfindEntry, path: String, url: URL) -> DownloadEntry {
-        DownloadEntry(path: path, locator: url.absoluteString, url: url, length: item.info.length, etag: item.info.etag,
+        DownloadEntry(path: path, locator: url.absoluteString, url: url, length: item.info.length, etag: item.info.etag.map(Self.quoted),
                       lastModified: item.info.lastModified, digests: ServedDigests(sha256: item.sha256, md5: item.md5))
     }
 
@@ -100,6 +100,11 @@ public struct WebDAVOrigin: DownloadOrigin {
         let sha = partial ? response.headers["Repr-Digest"].flatMap { ServerDigest.sha256(["Repr-Digest": $0]) }
                           : ServerDigest.sha256(response.headers)
         return (response.validator, ServedDigests(sha256: sha))
+    }
+
+    /// `getetag` as the ETag header spells it: some servers (WsgiDAV) leave the quotes out of the property.
+    static func quoted(_ etag: String) -> String {
+        etag.isEmpty || etag.hasPrefix("\"") || etag.hasPrefix("W/") ? etag : "\"" + etag + "\""
     }
 
     /// Asks servers that can (RFC 9530; the embedded cloud) for the SHA-256 of the whole file.

@@ -9,7 +9,7 @@ import SkyliftCore
 public enum DownloadCommand: Command {
     public static let spec = CommandSpec(
         name: "download",
-        summary: "bring cloud folders and files back into a local folder, resumably, checked against served digests",
+        summary: "bring cloud folders and files back, resumably, checked against served digests",
         usage: "download SOURCE... DEST_DIR [--token-file FILE | --token TOKEN] [--header-file FILE] [--header 'NAME: VALUE']... [--jobs N] [--parts N] [--include GLOB]... [--exclude GLOB]... [--delete] [--verify] [--json] [--ca-cert FILE | --pin-sha256 PIN] [--s3-endpoint URL] [--s3-addressing MODE]",
         details: """
         SOURCE is a folder or file URL of the embedded cloud or any WebDAV server (walked with
@@ -51,7 +51,7 @@ public enum DownloadCommand: Command {
         public static let declarations: [OptionDeclaration<Options>] = TokenOptions.declarations.within(\.token)
             + HeaderOptions.declarations.help(\HeaderOptions.headers, "send this header with every request to SOURCE").within(\.headers) + [
                 .value("--jobs", "N", help: "files downloaded at once (default: 4)", \.jobs, as: .integer(1...64)),
-                PartsInFlight.declaration(\.parts).help("ranges of one file of 64 MiB or more read at once (default: 1)"),
+                PartsInFlight.declaration(\.parts).help("ranges of one file of 8 MiB or more read at once (default: 1)"),
                 .repeated("--include", "GLOB", help: "only files matching GLOB (a name, or a path if it holds '/'); repeatable", \.include),
                 .repeated("--exclude", "GLOB", help: "leave out files and folders matching GLOB; repeatable", \.exclude),
                 .flag("--delete", help: "remove local files below DEST_DIR that a folder SOURCE no longer has", \.delete),

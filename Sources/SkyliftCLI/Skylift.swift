@@ -9,12 +9,12 @@ public enum Skylift {
             ProxyCommand.self,
             UploadCommand.self,
             CopyCommand.self,
+            DownloadCommand.self,
             WatchCommand.self,
             StatusCommand.self,
             ScrubCommand.self,
             ShareCommand.self,
             ServiceCommand.self,
-            DownloadCommand.self,
             CompletionsCommand.self,
         ]
     }
