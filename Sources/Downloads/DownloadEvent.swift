@@ -35,4 +35,6 @@ public struct DownloadResult: Sendable, Hashable {
     public var resumedFrom: Int64
     /// The digest the bytes were checked against (`sha-256`, `md5`), nil when the remote served none.
     public var verified: String?
+    /// True when the local file already held the content and nothing was fetched.
+    public var skipped = false
 }

@@ -76,7 +76,7 @@ public struct Downloader: Sendable {
                         }
                     }
                     if case let .failure(error) = result { onEvent(entry.path, .failed(error)) }
-                    if case let .success(done) = result, done.fetched > 0 || done.verified != nil || done.length == 0 { onEvent(entry.path, .done(done)) }
+                    if case let .success(done) = result, !done.skipped { onEvent(entry.path, .done(done)) }
                     return (entry.path, result)
                 }
             }

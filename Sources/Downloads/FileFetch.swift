@@ -47,7 +47,7 @@ struct FileFetch: Sendable {
     private func fetchAndCommit() async throws -> DownloadResult {
         if let reason = try localCopyMatches() {
             emit(.skipped(reason: reason))
-            return DownloadResult(path: entry.path, length: entry.length ?? 0, fetched: 0, resumedFrom: 0, verified: nil)
+            return DownloadResult(path: entry.path, length: entry.length ?? 0, fetched: 0, resumedFrom: 0, verified: nil, skipped: true)
         }
         emit(.started(length: entry.length))
         var mismatches = 0, changes = 0
@@ -75,12 +75,10 @@ struct FileFetch: Sendable {
                 changes += 1
                 guard changes < 4 else { throw DownloadError.source("\(DownloadError.show(entry.url)): keeps changing while being read") }
                 emit(.restarted(reason: change.reason))
-            } catch let error as FileError {
-                // A local failure (no space, permission) leaves nothing behind, not even the hidden file.
-                file.discard()
-                throw error
             } catch {
-                file.close()
+                // A local failure (no space, permission) leaves nothing behind, not even the hidden file; after
+                // a remote one the partial file stays for the next run to continue.
+                if case .local = Self.failure(error, url: entry.url) { file.discard() } else { file.close() }
                 throw error
             }
         }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestProbes
+import TestPrograms
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -172,5 +173,20 @@ import Glibc
         #expect(try Data(contentsOf: out.appendingPathComponent("keep.txt")) == keep)
         #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("notes.keep").path), "an excluded file was deleted")
         #expect(try Data(contentsOf: outside) == Data("outside".utf8), "the link's target was touched")
+    }
+
+    @Test(.enabled(if: getuid() == 0, "mounting a tmpfs needs root")) func aFullDiskFailsClearlyAndLeavesNothing() throws {
+        let cloud = try CloudFixture()
+        _ = try put(cloud, "big.bin", in: "f/", bytes: 3 << 20)
+        let out = cloud.dir.appendingPathComponent("tiny")
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        try #require(try runProgram(TestPrograms.path("mount"), ["-t", "tmpfs", "-o", "size=1m", "tmpfs", out.path]).status == 0)
+        defer { _ = try? runProgram(TestPrograms.path("umount"), [out.path]) }
+        let run = try download(cloud, cloud.url + "f/", into: out)
+        let (events, status) = run.finish()
+        #expect(status == 1)
+        let failed = events.first { $0["event"] as? String == "failed" }?["error"] as? String ?? ""
+        #expect(failed.contains("no space left"), "\(failed)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out.path) == [], "something was left on the full disk")
     }
 }
