@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// ARCHITECTURE.md is the map: what each module owns, the four data paths, the concurrency model, lock order
+// ARCHITECTURE.md is the map: what each module owns, the data paths, the concurrency model, lock order
 // and durability rules. Data flows one way: source → BlobStream → Remotes → Uploads; HTTPClient → RangeCache →
 // StreamProxy; FolderWatch → AutoUpload → Uploads. A module depends only on modules upstream of it;
 // scripts/check-architecture.sh fails when this file, the imports and ARCHITECTURE.md's table disagree.
