@@ -18,9 +18,13 @@ public final class CurlTransport: HTTPTransport {
         public var idleHandles: Int
         /// Extra trust for HTTPS servers (a CA file or a pinned key); nil for the system's CA list.
         public var tls: TLSTrust?
+        /// The kernel's receive buffer of each new connection (`SO_RCVBUF`); nil leaves it to autotuning. A
+        /// downloader that may be killed caps it: bytes received but not yet read are fetched again.
+        public var receiveWindow: Int?
 
         public init(responseBufferSize: Int = 4 << 20, socketBufferSize: Int = 256 * 1024, idleHandles: Int = 8,
-                    tls: TLSTrust? = nil) {
+                    tls: TLSTrust? = nil, receiveWindow: Int? = nil) {
+            self.receiveWindow = receiveWindow
             self.responseBufferSize = responseBufferSize
             self.socketBufferSize = socketBufferSize
             self.idleHandles = idleHandles
@@ -43,7 +47,8 @@ public final class CurlTransport: HTTPTransport {
         try Self.validate(request, redactedURL: url)
         let channel = ResponseChannel(url: url, capacity: configuration.responseBufferSize)
         let transfer = CurlTransfer(request: request, redactedURL: url, channel: channel, pool: pool,
-                                    socketBufferSize: configuration.socketBufferSize, tls: configuration.tls)
+                                    socketBufferSize: configuration.socketBufferSize, tls: configuration.tls,
+                                    receiveWindow: configuration.receiveWindow)
         let thread = Thread { transfer.run() }
         thread.name = "skylift-curl"
         thread.start()
