@@ -77,8 +77,12 @@ struct FileFetch: Sendable {
                 emit(.restarted(reason: change.reason))
             } catch {
                 // A local failure (no space, permission) leaves nothing behind, not even the hidden file; after
-                // a remote one the partial file stays for the next run to continue.
-                if case .local = Self.failure(error, url: entry.url) { file.discard() } else { file.close() }
+                // a remote one a partial file with a resume record stays for the next run to continue.
+                if case .local = Self.failure(error, url: entry.url) { file.discard() } else if file.storedRecord() == nil {
+                    file.discard()
+                } else {
+                    file.close()
+                }
                 throw error
             }
         }
