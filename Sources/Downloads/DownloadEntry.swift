@@ -36,6 +36,22 @@ public struct DownloadEntry: Sendable, Hashable {
         return lastModified.map(HTTPDate.format)
     }
 
+    /// Whether two validators name the same version: the same strong ETag, or the same time however the two
+    /// HTTP dates are spelled.
+    public static func sameValidator(_ a: String, _ b: String?) -> Bool {
+        guard let b else { return false }
+        if a == b { return true }
+        if let x = HTTPDate.parse(a), let y = HTTPDate.parse(b) { return x == y }
+        return false
+    }
+
+    /// Whether `path` is a partial transfer's hidden name (`.NAME.skylift-part`, `.NAME.skylift-resume`): a
+    /// download's own, or an upload's left on a WebDAV server; never content to bring back.
+    public static func isPartialName(_ path: String) -> Bool {
+        let leaf = path.split(separator: "/").last.map(String.init) ?? path
+        return leaf.hasPrefix(".") && (leaf.hasSuffix(".skylift-part") || leaf.hasSuffix(".skylift-resume"))
+    }
+
     /// Whether `path` stays below the destination: relative, no `.`/`..`/empty segments, no NUL or backslash.
     public static func isSafe(_ path: String) -> Bool {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)

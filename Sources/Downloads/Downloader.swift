@@ -36,7 +36,7 @@ public struct Downloader: Sendable {
                 let listing = try await origin.list(filter: filter)
                 anyFolder = anyFolder || listing.isFolder
                 // A path two sources both have comes from the first of them.
-                let fresh = listing.entries.filter { seen.insert($0.path).inserted }
+                let fresh = listing.entries.filter { !DownloadEntry.isPartialName($0.path) && seen.insert($0.path).inserted }
                 entries += fresh.map { ($0, origin) }
                 onEvent(origin.label, .listed(files: fresh.count, bytes: fresh.reduce(0) { $0 + ($1.length ?? 0) }))
             } catch {

@@ -51,7 +51,7 @@ extension FileFetch {
     /// is still the listed one (a changed file's listed digest describes the old bytes).
     private func adopt(_ response: HTTPClientResponse, _ described: (validator: String?, digests: ServedDigests), _ plan: Plan) -> Plan {
         var next = plan
-        let same = described.validator == nil || described.validator == entry.validator
+        let same = described.validator.map { DownloadEntry.sameValidator($0, entry.validator) } ?? true
         next.validator = described.validator ?? plan.validator
         next.digests = same ? entry.digests.merged(described.digests) : described.digests
         next.length = response.headers.integer("Content-Length") ?? plan.length
@@ -140,7 +140,7 @@ extension FileFetch {
             response.body.cancel()
             throw DownloadError.remote(.protocolViolation(url: url, reason: "asked for bytes from \(position), got Content-Range \(response.headers["Content-Range"] ?? "none")"))
         }
-        if let validator, let now = response.validator, now != validator {
+        if let validator, let now = response.validator, !DownloadEntry.sameValidator(now, validator) {
             response.body.cancel()
             throw Changed(reason: "the remote file changed since the partial download; starting over")
         }

@@ -21,7 +21,8 @@ public struct WebDAVOrigin: DownloadOrigin {
         let top: [PropfindEntry]
         do {
             top = try await dav.propfind(url, depth: 0, body: PropfindResponse.requestBodyWithDigests)
-        } catch RemoteError.status(let code, _, _, _) where [400, 403, 405, 501].contains(code) {
+        } catch RemoteError.status(let code, _, _, _) where [200, 400, 403, 405, 406, 501].contains(code) {
+            // Not WebDAV (a 200 is a server that ignored the method and sent the file): one plain file.
             return ([try await plainFile()], false)
         } catch {
             throw Self.failure(error)

@@ -175,6 +175,18 @@ import Glibc
         #expect(try Data(contentsOf: outside) == Data("outside".utf8), "the link's target was touched")
     }
 
+    @Test func includeAndExcludeChooseFilesAndFolders() throws {
+        let cloud = try CloudFixture()
+        for (name, folder) in [("a.jpg", "g/"), ("b.txt", "g/"), ("c.jpg", "g/raw/"), ("d.jpg", "g/keep/")] {
+            _ = try put(cloud, name, in: folder, bytes: 100)
+        }
+        let out = cloud.dir.appendingPathComponent("restore")
+        let run = try download(cloud, cloud.url + "g/", into: out, ["--include", "*.jpg", "--exclude", "raw"])
+        #expect(run.finish().1 == 0, "\(run.errorText)")
+        let files = try FileManager.default.subpathsOfDirectory(atPath: out.path).filter { !$0.hasSuffix("keep") }.sorted()
+        #expect(files == ["a.jpg", "keep/d.jpg"])
+    }
+
     @Test(.enabled(if: getuid() == 0, "mounting a tmpfs needs root")) func aFullDiskFailsClearlyAndLeavesNothing() throws {
         let cloud = try CloudFixture()
         _ = try put(cloud, "big.bin", in: "f/", bytes: 3 << 20)
