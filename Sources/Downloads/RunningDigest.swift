@@ -21,6 +21,7 @@ final class RunningDigest {
 
     /// Feeds bytes `start..<end` of the open file `fd`, 1 MiB at a time.
     func hash(_ fd: FileDescriptor, from start: Int64 = 0, to end: Int64, path: String) throws(FileError) {
+        guard start < end else { return }
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         var position = start
         while position < end {
