@@ -92,6 +92,10 @@ extension FileFetch {
                 let response = try await origin.read(entry, range: ByteRange(offset: position, length: range.end - position), validator: validator)
                 guard response.status == 206 else {
                     response.body.cancel()
+                    // The whole file again: changed (another validator), or a server that does not serve ranges.
+                    guard let now = response.validator, !DownloadEntry.sameValidator(now, validator) else {
+                        throw Changed(reason: "the server answers ranges with the whole file; reading it in one stream", rangesIgnored: true)
+                    }
                     throw Changed(reason: "the remote file changed while being read in ranges; starting over")
                 }
                 try Self.expect(response, startsAt: position, validator: validator, url: entry.url)

@@ -33,8 +33,13 @@ struct FileFetch: Sendable {
         var resumedFrom: Int64
     }
 
-    /// Control flow inside a fetch: the remote file changed under the read, so it starts over.
-    struct Changed: Error { var reason: String }
+    /// Control flow inside a fetch: the remote file changed under the read (or the server answers ranges with
+    /// the whole file), so it starts over.
+    struct Changed: Error {
+        var reason: String
+        /// The server sent the whole unchanged file to a ranged read: read it in one stream from now on.
+        var rangesIgnored = false
+    }
 
     func run() async throws(DownloadError) -> DownloadResult {
         do {
@@ -50,11 +55,11 @@ struct FileFetch: Sendable {
             return DownloadResult(path: entry.path, length: entry.length ?? 0, fetched: 0, resumedFrom: 0, verified: nil, skipped: true)
         }
         emit(.started(length: entry.length))
-        var mismatches = 0, changes = 0
+        var mismatches = 0, changes = 0, sequential = false
         while true {
             let file = try PartialFile(finalPath: finalPath)
             do {
-                let read = try await fetch(into: file)
+                let read = try await fetch(into: file, sequential: sequential)
                 guard let expected = read.plan.digests.value(read.algorithm) else {
                     if options.verify { file.discard(); throw DownloadError.noDigest(url: entry.url) }
                     try file.commit(modified: read.plan.modified)
@@ -72,6 +77,7 @@ struct FileFetch: Sendable {
                 emit(.restarted(reason: "\(read.algorithm.label) mismatch (served \(expected.hexString), read \(read.digest.hexString)); fetching again"))
             } catch let change as Changed {
                 file.discard()
+                sequential = sequential || change.rangesIgnored
                 changes += 1
                 guard changes < 4 else { throw DownloadError.source("\(DownloadError.show(entry.url)): keeps changing while being read") }
                 emit(.restarted(reason: change.reason))
@@ -92,11 +98,12 @@ struct FileFetch: Sendable {
         DownloadResult(path: entry.path, length: read.length, fetched: meter.fetched, resumedFrom: read.resumedFrom, verified: verified)
     }
 
-    /// Reads the file into `file`, continuing what a matching resume record describes.
-    private func fetch(into file: PartialFile) async throws -> Fetched {
+    /// Reads the file into `file`, continuing what a matching resume record describes; in ranges when asked
+    /// for and the file is large enough, unless `sequential`.
+    private func fetch(into file: PartialFile, sequential: Bool) async throws -> Fetched {
         let plan = Plan(validator: entry.validator, digests: entry.digests, length: entry.length, modified: entry.lastModified)
         if let record = file.storedRecord(), let validator = plan.validator, record.url == entry.url.absoluteString,
-           record.validator == validator, record.length == plan.length {
+           record.validator == validator, record.length == plan.length, !sequential || record.ranges == nil {
             try file.save(record)
             if let ranges = record.ranges { return try await fetchRanges(file, plan: plan, ranges: ranges) }
             let from = min(try file.length(), record.length)
@@ -107,7 +114,7 @@ struct FileFetch: Sendable {
             emit(.restarted(reason: "the remote file changed since the partial download; starting over"))
         }
         try file.reset()
-        if options.parts > 1, let length = plan.length, length >= options.partThreshold, let validator = plan.validator {
+        if options.parts > 1, !sequential, let length = plan.length, length >= options.partThreshold, let validator = plan.validator {
             let ranges = Self.split(length, into: options.parts)
             try file.save(ResumeRecord(url: entry.url.absoluteString, validator: validator, length: length, ranges: ranges))
             return try await fetchRanges(file, plan: plan, ranges: ranges)

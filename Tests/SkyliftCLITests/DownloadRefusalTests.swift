@@ -3,6 +3,7 @@ import HTTPServer
 import SkyliftCore
 import Synchronization
 import Testing
+import TestPrograms
 
 /// A WebDAV server that lists what it will not serve: every GET is refused with 403, and its listing may
 /// carry a name that climbs out of the folder. What a broken or hostile server may send.
@@ -38,7 +39,7 @@ final class RefusingDAV: HTTPHandler, Sendable {
     deinit { stop() }
 }
 
-@Suite struct DownloadRefusalTests {
+@Suite(.serialized) struct DownloadRefusalTests {
     func run(_ server: RefusingDAV) throws -> (events: [[String: Any]], status: Int32, out: URL) {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-refused-\(UUID().uuidString)")
         let process = try TransferProcess(["download", server.url, out.path, "--json"])
@@ -65,5 +66,32 @@ final class RefusingDAV: HTTPHandler, Sendable {
         let error = events.first { $0["event"] as? String == "failed" }?["error"] as? String ?? ""
         #expect(error.contains("refusing the remote name"), "\(events)")
         #expect(!FileManager.default.fileExists(atPath: out.deletingLastPathComponent().appendingPathComponent("escaped.txt").path))
+    }
+
+    /// Python's http.server: no WebDAV, no ETag, and every range answered with the whole file. A download in
+    /// ranges falls back to one stream (its Last-Modified shows the file did not change), and the file arrives.
+    @Test func aPlainServerThatIgnoresRangesIsReadInOneStream() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-plain-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let data = Data((0..<(9 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        try data.write(to: root.appendingPathComponent("clip.bin"))
+        let server = Process(), out = Pipe()
+        server.executableURL = try TestPrograms.path("python3")
+        server.arguments = ["-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", root.path]
+        (server.standardOutput, server.standardError) = (out, FileHandle.nullDevice)
+        try server.run()
+        // SIGKILL: the test process may pass SIGTERM on ignored, and then terminate() would not stop the server.
+        defer { kill(server.processIdentifier, SIGKILL); server.waitUntilExit() }
+        let line = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
+        let port = try #require(line.components(separatedBy: " port ").last?.split(separator: " ").first.flatMap { Int($0) }, "\(line)")
+
+        let dest = root.appendingPathComponent("restore")
+        let run = try TransferProcess(["download", "http://127.0.0.1:\(port)/clip.bin", dest.path, "--parts", "3", "--json"])
+        let (events, status) = run.finish()
+        #expect(status == 0, "\(run.errorText) \(events)")
+        let restarted = events.first { $0["event"] as? String == "restarted" }?["reason"] as? String ?? ""
+        #expect(restarted.contains("one stream"), "\(events)")
+        #expect(try Data(contentsOf: dest.appendingPathComponent("clip.bin")) == data)
     }
 }
