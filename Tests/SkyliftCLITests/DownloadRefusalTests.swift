@@ -77,7 +77,7 @@ final class RefusingDAV: HTTPHandler, Sendable {
         let data = Data((0..<(9 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7) })
         try data.write(to: root.appendingPathComponent("clip.bin"))
         let server = Process(), out = Pipe()
-        server.executableURL = try TestPrograms.path("python3")
+        server.executableURL = try TestPrograms.python()
         server.arguments = ["-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", root.path]
         (server.standardOutput, server.standardError) = (out, FileHandle.nullDevice)
         try server.run()
