@@ -11,9 +11,11 @@ public struct DownloadEntry: Sendable, Hashable {
     public var locator: String
     /// The URL for messages (redacted when shown).
     public var url: URL
+    /// Bytes, when the remote said.
     public var length: Int64?
     /// The validator a resumed read is pinned to (`If-Range`, S3 `If-Match`), as the listing gave it.
     public var etag: String?
+    /// The remote's modification time, which the local file gets.
     public var lastModified: Date?
     /// What the remote says the bytes hash to.
     public var digests: ServedDigests
@@ -62,7 +64,9 @@ public struct DownloadEntry: Sendable, Hashable {
 
 /// Digests a remote serves for a file's whole content.
 public struct ServedDigests: Sendable, Hashable {
+    /// SHA-256 (`Repr-Digest`, PROPFIND `repr-digest` or `oc:checksums`, S3 `x-amz-checksum-sha256`).
     public var sha256: [UInt8]?
+    /// MD5 (`oc:checksums`, or the ETag of an S3 object stored by one PUT).
     public var md5: [UInt8]?
 
     public init(sha256: [UInt8]? = nil, md5: [UInt8]? = nil) {
@@ -70,6 +74,7 @@ public struct ServedDigests: Sendable, Hashable {
         self.md5 = md5
     }
 
+    /// Whether the remote serves no digest at all.
     public var isEmpty: Bool { sha256 == nil && md5 == nil }
 
     /// The algorithm to hash with while downloading: SHA-256 unless only MD5 is served.

@@ -27,7 +27,9 @@ public enum DownloadEvent: Sendable {
 
 /// A file brought back.
 public struct DownloadResult: Sendable, Hashable {
+    /// Path below the destination folder.
     public var path: String
+    /// Bytes in the file.
     public var length: Int64
     /// Bytes read from the remote in this run (including any read twice).
     public var fetched: Int64

@@ -93,8 +93,11 @@ public struct Downloader: Sendable {
 
 /// What a run did.
 public struct DownloadSummary: Sendable {
+    /// Files in place: fetched, or skipped because the local copy matched.
     public var done: [DownloadResult] = []
+    /// Files (and sources that could not be listed) that failed, with why.
     public var failed: [(path: String, error: DownloadError)] = []
+    /// Local files `delete` removed, relative to the destination.
     public var deleted: [String] = []
 
     mutating func add(_ results: [(String, Result<DownloadResult, DownloadError>)]) {

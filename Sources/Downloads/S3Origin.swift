@@ -6,6 +6,7 @@ import SkyliftCore
 /// An S3 prefix (`s3://bucket/photos/`, every key below it, ListObjectsV2 page by page) or one object
 /// (`s3://bucket/photos/a.jpg`). Reads are signed ranged GETs pinned with `If-Match` to the listed ETag.
 public struct S3Origin: DownloadOrigin {
+    /// The bucket, and the prefix or key as given.
     public let remote: S3Remote
     public let label: String
 
@@ -55,7 +56,8 @@ public struct S3Origin: DownloadOrigin {
 
     public func read(_ entry: DownloadEntry, range: ByteRange?, validator: String?) async throws(DownloadError) -> HTTPClientResponse {
         do {
-            return try await remote.client.getObject(bucket: remote.location.bucket, key: entry.locator, range: range, ifMatch: validator)
+            return try await remote.client.getObject(bucket: remote.location.bucket, key: entry.locator, range: range, ifMatch: validator,
+                                                     checksums: range == nil)
         } catch {
             throw Self.failure(remote.remoteError(error, method: "GET", name: ""), url: entry.url)
         }
@@ -63,7 +65,7 @@ public struct S3Origin: DownloadOrigin {
 
     public func describe(_ response: HTTPClientResponse, partial: Bool) -> (validator: String?, digests: ServedDigests) {
         let etag = response.headers["ETag"]
-        return (etag, ServedDigests(md5: etag.flatMap(Self.md5(etag:))))
+        return (etag, ServedDigests(sha256: partial ? nil : S3Client.objectSHA256(response.headers), md5: etag.flatMap(Self.md5(etag:))))
     }
 
     /// The MD5 an ETag is, for objects stored by one PUT: 32 hex digits in quotes. A multipart object's ETag

@@ -7,7 +7,9 @@ import SkyliftCore
 /// folder (never `infinity`, which servers refuse or answer with the whole tree at once); a URL that does
 /// not speak WebDAV is read as one plain http(s) file.
 public struct WebDAVOrigin: DownloadOrigin {
+    /// The folder or file as given.
     public let url: URL
+    /// Transport plus the headers every request carries (token, `--header-file`).
     public let http: RemoteHTTP
     public var label: String { Redaction.url(url, query: .drop) }
 
