@@ -175,6 +175,21 @@ import Glibc
         #expect(try Data(contentsOf: outside) == Data("outside".utf8), "the link's target was touched")
     }
 
+    @Test func aLinkPlantedInTheDestinationIsNotFollowed() throws {
+        let cloud = try CloudFixture()
+        _ = try put(cloud, "x.txt", in: "l/sub/", bytes: 100)
+        let out = cloud.dir.appendingPathComponent("restore"), elsewhere = cloud.dir.appendingPathComponent("elsewhere")
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: out.appendingPathComponent("sub").path, withDestinationPath: elsewhere.path)
+        let run = try download(cloud, cloud.url + "l/", into: out)
+        let (events, status) = run.finish()
+        #expect(status == 1)
+        let error = events.first { $0["event"] as? String == "failed" }?["error"] as? String ?? ""
+        #expect(error.contains("a symbolic link is in the way"), "\(events)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path) == [])
+    }
+
     @Test func includeAndExcludeChooseFilesAndFolders() throws {
         let cloud = try CloudFixture()
         for (name, folder) in [("a.jpg", "g/"), ("b.txt", "g/"), ("c.jpg", "g/raw/"), ("d.jpg", "g/keep/")] {
