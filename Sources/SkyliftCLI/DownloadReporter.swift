@@ -65,7 +65,7 @@ final class DownloadReporter: Sendable {
         case let .progress(p): s.onDisk[path] = p.completed; s.rates[path] = p.rate; s.current = path
         case let .resumed(from): s.onDisk[path] = from
         case let .done(r): s.finished += 1; s.doneBytes += r.length; s.onDisk[path] = nil; s.rates[path] = nil
-        case let .skipped: s.skipped += 1; s.onDisk[path] = nil
+        case .skipped: s.skipped += 1; s.onDisk[path] = nil
         case .failed: s.failed += 1; s.onDisk[path] = nil; s.rates[path] = nil
         case .started, .restarted, .retried, .deleted: break
         }
