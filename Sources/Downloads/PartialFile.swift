@@ -47,18 +47,25 @@ final class PartialFile: Sendable {
 
     /// Keeps its own record from now on and saves it (before the first byte of a resumable download).
     func save(_ new: ResumeRecord) throws(FileError) {
-        try AtomicFile.replace(recordPath, with: Array((try? JSONEncoder().encode(new)) ?? Data()), permissions: 0o644)
+        try store(new)
         record.withLock { $0 = new }
+    }
+
+    private func store(_ record: ResumeRecord) throws(FileError) {
+        try AtomicFile.replace(recordPath, with: Array((try? JSONEncoder().encode(record)) ?? Data()), permissions: 0o644)
     }
 
     /// Records that range `index` holds `done` bytes: its data is flushed first, so the record never names
     /// bytes a power cut could lose.
     func checkpoint(range index: Int, done: Int64) throws(FileError) {
         try fd.syncData(path: partPath)
-        guard var current = record.withLock({ $0 }), var ranges = current.ranges, ranges.indices.contains(index) else { return }
-        ranges[index].done = max(ranges[index].done, done)
-        current.ranges = ranges
-        try save(current)
+        let updated = record.withLock { current -> ResumeRecord? in
+            guard let ranges = current?.ranges, ranges.indices.contains(index) else { return nil }
+            current?.ranges?[index].done = max(ranges[index].done, done)
+            return current
+        }
+        // A snapshot saved late only undercounts another range's progress: that range reads a little again.
+        if let updated { try store(updated) }
     }
 
     func write(_ bytes: [UInt8], at offset: Int64) throws(FileError) {
