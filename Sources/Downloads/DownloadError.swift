@@ -22,7 +22,9 @@ public enum DownloadError: Error, Sendable, CustomStringConvertible {
     case unsafeName(url: URL, name: String)
     /// The local name is taken by something that is not a regular file (a folder, a link).
     case inTheWay(path: String, what: String)
-    /// Another source: neither reachable nor understood (S3 errors, bad URLs).
+    /// The remote file changed under every read of it, several times over.
+    case keepsChanging(url: URL)
+    /// A source's service failed in another way (S3 configuration and credentials), its message as given.
     case source(String)
     case cancelled(path: String)
 
@@ -41,6 +43,7 @@ public enum DownloadError: Error, Sendable, CustomStringConvertible {
             return "\(Self.show(url)): the remote announced \(expected) bytes but sent \(actual)"
         case let .unsafeName(url, name): return "\(Self.show(url)): refusing the remote name \(name.debugDescription) (it leaves the destination)"
         case let .inTheWay(path, what): return "\(path): \(what) is in the way of the downloaded file"
+        case let .keepsChanging(url): return "\(Self.show(url)): keeps changing while being read"
         case let .source(reason): return reason
         case let .cancelled(path): return "\(path): cancelled"
         }

@@ -79,7 +79,7 @@ struct FileFetch: Sendable {
                 file.discard()
                 sequential = sequential || change.rangesIgnored
                 changes += 1
-                guard changes < 4 else { throw DownloadError.source("\(DownloadError.show(entry.url)): keeps changing while being read") }
+                guard changes < 4 else { throw DownloadError.keepsChanging(url: entry.url) }
                 emit(.restarted(reason: change.reason))
             } catch {
                 // A local failure (no space, permission) leaves nothing behind, not even the hidden file; after

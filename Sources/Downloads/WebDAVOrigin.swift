@@ -126,7 +126,7 @@ public struct WebDAVOrigin: DownloadOrigin {
     static func failure(_ error: any Error) -> DownloadError {
         if let e = error as? DownloadError { return e }
         if let e = error as? RemoteError { return .remote(e) }
-        if error is CancellationError { return .cancelled(path: "") }
+        if error is CancellationError { return .cancelled(path: "listing") }
         return .source(String(describing: error))
     }
 }
