@@ -6,6 +6,15 @@ import TestPrograms
 import Glibc
 #endif
 
+/// Waits (up to 30 s) until the hidden partial file at `part` holds `bytes`; false if it never does.
+func waitForPartial(_ part: URL, atLeast bytes: Int) -> Bool {
+    for _ in 0..<3000 {
+        if ((try? FileManager.default.attributesOfItem(atPath: part.path))?[.size] as? Int ?? 0) >= bytes { return true }
+        usleep(10_000)
+    }
+    return false
+}
+
 /// `skylift download` against the embedded cloud (`skylift serve`), through the built binary: a tree comes
 /// back with its files and times, a second run fetches nothing, a killed run continues, a changed remote file
 /// starts over, a corrupted served file is caught, and `--delete` removes only what it should.
@@ -80,12 +89,7 @@ import Glibc
     /// file of `name` holds at least 4 MiB.
     func killMidFile(_ cloud: CloudFixture, _ base: String, _ relay: FlipRelay, folder: String, name: String, out: URL) throws {
         let first = try download(cloud, base + folder, into: out)
-        let part = out.appendingPathComponent(".\(name).skylift-part").path
-        var reached = false
-        for _ in 0..<3000 where !reached {
-            reached = ((try? FileManager.default.attributesOfItem(atPath: part))?[.size] as? Int ?? 0) >= 4 << 20
-            if !reached { usleep(10_000) }
-        }
+        let reached = waitForPartial(out.appendingPathComponent(".\(name).skylift-part"), atLeast: 4 << 20)
         first.kill9()
         relay.cut()
         try #require(reached, "the partial file never reached 4 MiB")

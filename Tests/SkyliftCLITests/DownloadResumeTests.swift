@@ -41,13 +41,7 @@ import TestProbes
         let (_, base) = try steps.slowBase(cloud)
         let out = cloud.dir.appendingPathComponent("restore")
         let run = try steps.download(cloud, base + "r/", into: out)
-        let part = out.appendingPathComponent(".long.bin.skylift-part").path
-        var reached = false
-        for _ in 0..<3000 where !reached {
-            reached = ((try? FileManager.default.attributesOfItem(atPath: part))?[.size] as? Int ?? 0) >= 2 << 20
-            if !reached { usleep(10_000) }
-        }
-        try #require(reached)
+        try #require(waitForPartial(out.appendingPathComponent(".long.bin.skylift-part"), atLeast: 2 << 20))
         let listen = cloud.listen
         cloud.stop()
         try cloud.start(listen: listen)
