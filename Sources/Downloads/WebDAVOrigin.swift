@@ -11,11 +11,14 @@ public struct WebDAVOrigin: DownloadOrigin {
     public let url: URL
     /// Transport plus the headers every request carries (token, `--header-file`).
     public let http: RemoteHTTP
+    /// Folders listed at once while walking a tree.
+    public let listings: Int
     public var label: String { Redaction.url(url, query: .drop) }
 
-    public init(url: URL, http: RemoteHTTP) {
+    public init(url: URL, http: RemoteHTTP, listings: Int = 4) {
         self.url = url
         self.http = http
+        self.listings = max(1, listings)
     }
 
     public func list(filter: PathFilter) async throws(DownloadError) -> (entries: [DownloadEntry], isFolder: Bool) {
@@ -37,32 +40,52 @@ public struct WebDAVOrigin: DownloadOrigin {
         return (try await walk(RemotePath.folder(url), filter: filter), true)
     }
 
-    /// Every file below `root`, one PROPFIND `Depth: 1` per folder, breadth first.
+    /// Every file below `root`, one PROPFIND `Depth: 1` per folder, breadth first, up to `listings` folders
+    /// at a time (a tree of many small folders is mostly round trips).
     private func walk(_ root: URL, filter: PathFilter) async throws(DownloadError) -> [DownloadEntry] {
-        let dav = WebDAVRemote(folderURL: root, http: http)
-        var folders = [""], files: [DownloadEntry] = []
-        while let folder = folders.popLast() {
-            let folderURL = folder.isEmpty ? root : RemotePath.url(folder, in: root, isFolder: true)
-            let base = Self.path(of: URLComponents(url: folderURL, resolvingAgainstBaseURL: true)?.path ?? folderURL.path)
-            let listed: [PropfindEntry]
-            do { listed = try await dav.propfind(folderURL, depth: 1, body: PropfindResponse.requestBodyWithDigests) } catch {
-                throw Self.failure(error)
-            }
-            for item in listed {
-                let path = Self.path(of: item.href)
-                guard path != base else { continue }
-                guard path.hasPrefix(base + "/") else { throw .unsafeName(url: folderURL, name: item.href) }
-                let leaf = String(path.dropFirst(base.count + 1))
-                let name = folder.isEmpty ? leaf : folder + "/" + leaf
-                guard !leaf.contains("/"), DownloadEntry.isSafe(name) else { throw .unsafeName(url: folderURL, name: item.href) }
-                if item.isCollection {
-                    if filter.entersFolder(name) { folders.insert(name, at: 0) }
-                } else if filter.takesFile(name) {
-                    files.append(entry(item, path: name, url: RemotePath.url(name, in: root)))
+        var level = [""], files: [DownloadEntry] = []
+        do {
+            while !level.isEmpty {
+                var next: [String] = []
+                for batch in stride(from: 0, to: level.count, by: listings).map({ level[$0..<min($0 + listings, level.count)] }) {
+                    try await withThrowingTaskGroup(of: (files: [DownloadEntry], folders: [String]).self) { group in
+                        for folder in batch { group.addTask { try await listFolder(folder, below: root, filter: filter) } }
+                        for try await listed in group {
+                            files += listed.files
+                            next += listed.folders
+                        }
+                    }
                 }
+                level = next.sorted()
+            }
+        } catch {
+            throw Self.failure(error)
+        }
+        return files.sorted { $0.path < $1.path }
+    }
+
+    /// The files of one folder that `filter` takes, and its subfolders it enters; names that would leave the
+    /// folder (an href outside it, `..`, a `/` inside a name) fail the listing.
+    private func listFolder(_ folder: String, below root: URL, filter: PathFilter) async throws -> (files: [DownloadEntry], folders: [String]) {
+        let folderURL = folder.isEmpty ? root : RemotePath.url(folder, in: root, isFolder: true)
+        let base = Self.path(of: URLComponents(url: folderURL, resolvingAgainstBaseURL: true)?.path ?? folderURL.path)
+        let inside = base == "/" ? "/" : base + "/"
+        let listed = try await WebDAVRemote(folderURL: root, http: http).propfind(folderURL, depth: 1, body: PropfindResponse.requestBodyWithDigests)
+        var files: [DownloadEntry] = [], folders: [String] = []
+        for item in listed {
+            let path = Self.path(of: item.href)
+            guard path != base else { continue }
+            guard path.hasPrefix(inside) else { throw DownloadError.unsafeName(url: folderURL, name: item.href) }
+            let leaf = String(path.dropFirst(inside.count))
+            let name = folder.isEmpty ? leaf : folder + "/" + leaf
+            guard !leaf.contains("/"), DownloadEntry.isSafe(name) else { throw DownloadError.unsafeName(url: folderURL, name: item.href) }
+            if item.isCollection {
+                if filter.entersFolder(name) { folders.append(name) }
+            } else if filter.takesFile(name) {
+                files.append(entry(item, path: name, url: RemotePath.url(name, in: root)))
             }
         }
-        return files
+        return (files, folders)
     }
 
     private func entry(_ item: PropfindEntry, path: String, url: URL) -> DownloadEntry {

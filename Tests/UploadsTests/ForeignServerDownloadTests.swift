@@ -37,6 +37,12 @@ import TestPrograms
         }
         #expect(second.failed.isEmpty && events.withLock { $0 } == Array(repeating: "same size and time", count: 4))
 
+        // The server's root as the source: the whole tree, folder names included.
+        let whole = try TempDir()
+        let root = WebDAVOrigin(url: URL(string: "http://127.0.0.1:\(peer.port)/")!, http: remoteHTTP())
+        let all = await Downloader(destination: whole.url.path, options: options).run([root]) { _, _ in }
+        #expect(all.failed.isEmpty && all.done.map(\.path).sorted() == files.map(\.0).sorted(), "\(all.failed.map(\.error.description))")
+
         // No digest served: `verify` refuses rather than take the bytes on their length.
         let strict = await Downloader(destination: try TempDir().url.path, options: DownloadOptions(verify: true, retry: .immediate)).run([origin]) { _, _ in }
         #expect(strict.failed.count == 4 && strict.failed.allSatisfy { $0.error.description.contains("no digest") })
