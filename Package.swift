@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// ARCHITECTURE.md is the map: what each module owns, the four data paths, the concurrency model, lock order
+// ARCHITECTURE.md is the map: what each module owns, the data paths, the concurrency model, lock order
 // and durability rules. Data flows one way: source → BlobStream → Remotes → Uploads; HTTPClient → RangeCache →
 // StreamProxy; FolderWatch → AutoUpload → Uploads. A module depends only on modules upstream of it;
 // scripts/check-architecture.sh fails when this file, the imports and ARCHITECTURE.md's table disagree.
@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "SkyliftStreamProxy", targets: ["SkyliftStreamProxy"]),
         .library(name: "SkyliftFolderWatch", targets: ["SkyliftFolderWatch"]),
         .library(name: "SkyliftAutoUpload", targets: ["SkyliftAutoUpload"]),
+        .library(name: "SkyliftDownloads", targets: ["SkyliftDownloads"]),
     ],
     targets: [
         // System libraries from Debian -dev packages.
@@ -59,9 +60,11 @@ let package = Package(
         .target(name: "SkyliftStreamProxy", dependencies: ["SkyliftHTTPServer", "SkyliftRangeCache", "SkyliftCore", "SkyliftSystem"]),
         .target(name: "SkyliftFolderWatch", dependencies: ["SkyliftCore", "SkyliftSystem"]),
         .target(name: "SkyliftAutoUpload", dependencies: ["SkyliftFolderWatch", "SkyliftUploads", "SkyliftRemotes", "SkyliftHTTPClient", "CSQLite", "SkyliftCore", "SkyliftSystem"]),
+        // Restores (`skylift download`): listing, resumable ranged reads into hidden partial files, digest checks.
+        .target(name: "SkyliftDownloads", dependencies: ["SkyliftRemotes", "SkyliftHTTPClient", "SkyliftHashing", "SkyliftCore", "SkyliftSystem"]),
         .target(name: "SkyliftCLI", dependencies: [
             "SkyliftCore", "SkyliftSystem", "SkyliftHashing", "SkyliftHTTPClient", "SkyliftHTTPServer", "SkyliftStorageServer", "SkyliftWebApp", "SkyliftCertificates", "SkyliftRemotes", "SkyliftUploads",
-            "SkyliftRangeCache", "SkyliftStreamProxy", "SkyliftFolderWatch", "SkyliftAutoUpload",
+            "SkyliftRangeCache", "SkyliftStreamProxy", "SkyliftFolderWatch", "SkyliftAutoUpload", "SkyliftDownloads",
         ]),
         // `skylift --version` names the commit: the plugin reads .git (no git needed) and stamps it in.
         .executableTarget(name: "CommitStampTool"),
@@ -86,7 +89,8 @@ let package = Package(
         // HTTPSourceTests stay here beside the stream tests whose fixtures they share; HTTPSource itself is in Remotes.
         .testTarget(name: "SkyliftBlobStreamTests", dependencies: ["SkyliftBlobStream", "SkyliftRemotes", "SkyliftHTTPClient", "SkyliftStorageServer", "TestProbes"]),
         .testTarget(name: "SkyliftRemotesTests", dependencies: ["SkyliftRemotes", "SkyliftStorageServer", "SkyliftUploads", "SkyliftRangeCache", "TestProbes", "TestPrograms"]),
-        .testTarget(name: "SkyliftUploadsTests", dependencies: ["SkyliftUploads", "SkyliftStorageServer", "TestProbes", "TestPrograms"]),
+        // SkyliftDownloads is here for its WebDAV peer test, which shares the peer launcher (PythonServer) with the upload tests.
+        .testTarget(name: "SkyliftUploadsTests", dependencies: ["SkyliftUploads", "SkyliftDownloads", "SkyliftStorageServer", "TestProbes", "TestPrograms"]),
         .testTarget(name: "SkyliftRangeCacheTests", dependencies: ["SkyliftRangeCache", "SkyliftStorageServer", "TestProbes"]),
         .testTarget(name: "SkyliftStreamProxyTests", dependencies: ["SkyliftStreamProxy", "SkyliftStorageServer", "TestProbes", "TestPrograms"]),
         .testTarget(name: "SkyliftFolderWatchTests", dependencies: ["SkyliftFolderWatch", "TestProbes"]),

@@ -1,6 +1,8 @@
 #ifndef SKYLIFT_CCURL_SHIM_H
 #define SKYLIFT_CCURL_SHIM_H
 #include <curl/curl.h>
+#include <stdint.h>
+#include <sys/socket.h>
 /* curl_easy_setopt / curl_easy_getinfo are variadic, which Swift cannot call: typed wrappers go here. */
 static inline CURLcode skylift_curl_set_long(CURL *h, CURLoption o, long v) { return curl_easy_setopt(h, o, v); }
 static inline CURLcode skylift_curl_set_ptr(CURL *h, CURLoption o, const void *v) { return curl_easy_setopt(h, o, v); }
@@ -28,6 +30,19 @@ static inline CURLcode skylift_curl_set_xferinfo_callback(CURL *h, skylift_curl_
 }
 static inline CURLcode skylift_curl_set_seek_callback(CURL *h, skylift_curl_seek_callback f) {
     return curl_easy_setopt(h, CURLOPT_SEEKFUNCTION, f);
+}
+
+/* Caps the kernel's receive buffer (SO_RCVBUF, set before connect) of each connection curl opens for the handle:
+   what the kernel holds ahead of a slow reader is lost when the process dies, and Linux lets it grow to
+   tcp_rmem's maximum. The size travels as the callback's data pointer; 0 leaves the kernel's autotuning alone. */
+static int skylift_curl_receive_window_callback(void *bytes, curl_socket_t fd, curlsocktype purpose) {
+    int size = (int)(intptr_t)bytes;
+    if (purpose == CURLSOCKTYPE_IPCXN && size > 0) setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof size);
+    return CURL_SOCKOPT_OK;
+}
+static inline CURLcode skylift_curl_set_receive_window(CURL *h, long bytes) {
+    curl_easy_setopt(h, CURLOPT_SOCKOPTFUNCTION, bytes > 0 ? skylift_curl_receive_window_callback : NULL);
+    return curl_easy_setopt(h, CURLOPT_SOCKOPTDATA, (void *)(intptr_t)bytes);
 }
 
 static inline CURLcode skylift_curl_get_long(CURL *h, CURLINFO i, long *v) { return curl_easy_getinfo(h, i, v); }

@@ -5,7 +5,7 @@ import SkyliftFolderWatch
 /// be retried later).
 ///
 /// The raw value is the state's one spelling, in the queue's `state` column as everywhere else; statements
-/// name states through ``sql`` and ``sql(_:)``, never as literals of their own.
+/// name states through `sql` and `sql(_:)`, never as literals of their own.
 public enum UploadState: String, Sendable, CaseIterable, Codable {
     case pending, uploading, waiting, done, failed
 

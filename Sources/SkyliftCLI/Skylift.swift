@@ -9,6 +9,7 @@ public enum Skylift {
             ProxyCommand.self,
             UploadCommand.self,
             CopyCommand.self,
+            DownloadCommand.self,
             WatchCommand.self,
             StatusCommand.self,
             ScrubCommand.self,

@@ -15,6 +15,7 @@ final class CurlTransfer: @unchecked Sendable {
     private let pool: CurlHandlePool
     private let socketBufferSize: Int
     private let tls: TLSTrust?
+    private let receiveWindow: Int?
 
     /// Why we told curl to stop, when it was us: curl only reports "aborted by callback".
     var abortReason: HTTPClientError?
@@ -30,7 +31,8 @@ final class CurlTransfer: @unchecked Sendable {
     static let drainLimit: Int64 = 256 * 1024
 
     init(request: HTTPClientRequest, redactedURL: URL, channel: ResponseChannel, pool: CurlHandlePool, socketBufferSize: Int,
-         tls: TLSTrust? = nil) {
+         tls: TLSTrust? = nil, receiveWindow: Int? = nil) {
+        self.receiveWindow = receiveWindow
         self.request = request
         self.url = redactedURL
         self.channel = channel
@@ -84,6 +86,7 @@ final class CurlTransfer: @unchecked Sendable {
         skylift_curl_set_long(h, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
         skylift_curl_set_long(h, CURLOPT_BUFFERSIZE, socketBufferSize)
         skylift_curl_set_long(h, CURLOPT_UPLOAD_BUFFERSIZE, socketBufferSize)
+        skylift_curl_set_receive_window(h, receiveWindow ?? 0)
         skylift_curl_set_long(h, CURLOPT_CONNECTTIMEOUT_MS, max(1, Int(request.timeout * 1000)))
         configureTrust(h)
 

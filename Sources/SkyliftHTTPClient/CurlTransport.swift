@@ -28,9 +28,13 @@ public final class CurlTransport: HTTPTransport {
         /// Transfers running at once on each of the transport's two executors (streamed request bodies, and
         /// the rest); more wait for one to end. Threads are started only as transfers need them.
         public var maxTransfers: Int
+        /// The kernel's receive buffer of each new connection (`SO_RCVBUF`); nil leaves it to autotuning. A
+        /// downloader that may be killed caps it: bytes received but not yet read are fetched again.
+        public var receiveWindow: Int?
 
         public init(responseBufferSize: Int = 4 << 20, socketBufferSize: Int = 256 * 1024, idleHandles: Int = 8,
-                    tls: TLSTrust? = nil, maxTransfers: Int = 128) {
+                    tls: TLSTrust? = nil, maxTransfers: Int = 128, receiveWindow: Int? = nil) {
+            self.receiveWindow = receiveWindow
             self.responseBufferSize = responseBufferSize
             self.socketBufferSize = socketBufferSize
             self.idleHandles = idleHandles
@@ -59,7 +63,8 @@ public final class CurlTransport: HTTPTransport {
         try Self.validate(request, redactedURL: url)
         let channel = ResponseChannel(url: url, capacity: configuration.responseBufferSize)
         let transfer = CurlTransfer(request: request, redactedURL: url, channel: channel, pool: pool,
-                                    socketBufferSize: configuration.socketBufferSize, tls: configuration.tls)
+                                    socketBufferSize: configuration.socketBufferSize, tls: configuration.tls,
+                                    receiveWindow: configuration.receiveWindow)
         if case .stream = request.body { streaming.execute { transfer.run() } } else { executor.execute { transfer.run() } }
         let head = try await channel.head()
         return HTTPClientResponse(status: head.status, headers: head.headers, body: HTTPResponseBody(url: url, channel: channel))

@@ -29,6 +29,7 @@ func runSkylift(_ arguments: [String], environment: [String: String] = [:]) asyn
           proxy        play cloud media in any player through a local caching proxy
           upload       upload files to a cloud folder, resumably (tus, WebDAV or S3)
           copy         stream a file, an http(s) or an s3:// object into a cloud folder, with no local copy
+          download     bring cloud folders and files back, resumably, checked against served digests
           watch        upload every file of a folder once it has stopped changing
           status       show the watch queue and the store's last scrub
           scrub        re-read the stored files and check them against their digests

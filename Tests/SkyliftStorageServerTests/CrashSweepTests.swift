@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestPrograms
+import TestProbes
 
 /// The bounded crash-consistency sweep of issue #26 (`bench/crash/sweep.py`): for every state-changing request, the
 /// built `skylift serve` is killed at a few of the file-system calls the request makes (the first, right after the
@@ -18,7 +19,7 @@ struct CrashSweepTests {
         .appendingPathComponent("bench/crash/sweep.py")
 
     @Test func boundedSweepFindsNoViolation() throws {
-        let binary = ServeProcess.binary
+        let binary = skyliftBinary()
         try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build skylift first: \(binary.path)")
         let run = try runTool(TestPrograms.python(),
                               [Self.script.path, "--bin", binary.path, "--strace", try TestPrograms.path("strace").path,

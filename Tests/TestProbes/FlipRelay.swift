@@ -10,6 +10,7 @@ import Glibc
 /// per 64 KiB read) slows uploads down so a test can kill a client mid-body on any machine. `holdAfter` (a
 /// request header's text) withholds every answer from the read that carries it on: the server acts on the
 /// request but the client never hears back, as when a process dies just before the answer arrives.
+/// `answerPause` does the same to answers (downloads), whose bytes ``bytesAnswered`` counts.
 public final class FlipRelay: Sendable {
     public let port: UInt16
     private let listener: Int32
@@ -17,10 +18,12 @@ public final class FlipRelay: Sendable {
     private let flipAt: Int64?
     private let pause: UInt32
     private let holdAfter: [UInt8]?
-    private let state = Mutex((sent: Int64(0), flipped: false, open: [Int32](), holding: false, released: false))
+    private let answerPause: UInt32
+    private let state = Mutex((sent: Int64(0), flipped: false, open: [Int32](), holding: false, released: false, answered: Int64(0)))
 
-    public init(upstream: UInt16, flipAt: Int64? = nil, pause: UInt32 = 0, holdAfter: String? = nil) throws {
+    public init(upstream: UInt16, flipAt: Int64? = nil, pause: UInt32 = 0, holdAfter: String? = nil, answerPause: UInt32 = 0) throws {
         self.upstream = upstream
+        self.answerPause = answerPause
         self.flipAt = flipAt
         self.pause = pause
         self.holdAfter = holdAfter.map { Array($0.utf8) }
@@ -38,6 +41,8 @@ public final class FlipRelay: Sendable {
 
     /// Request bytes forwarded to the server so far (headers and bodies of every connection).
     public var bytesSent: Int64 { state.withLock { $0.sent } }
+    /// Answer bytes passed to clients so far (heads and bodies of every connection).
+    public var bytesAnswered: Int64 { state.withLock { $0.answered } }
     /// Whether the flip happened.
     public var flipped: Bool { state.withLock { $0.flipped } }
     /// Whether answers are being withheld (a request carried `holdAfter`).
@@ -98,6 +103,9 @@ public final class FlipRelay: Sendable {
                 if pause > 0 { usleep(pause) }
             } else if holding {
                 continue
+            } else {
+                state.withLock { $0.answered += Int64(n) }
+                if answerPause > 0 { usleep(answerPause) }
             }
             var done = 0
             while done < n {

@@ -20,13 +20,8 @@ RUNS=${2:-3}
 PART=${3:-}
 KILL_MIB=${4:-512}
 # By default the binary users run: scripts/run.sh and scripts/install.sh build it with the Swift runtime linked in.
-if [ -n "${SKYLIFT_BIN:-}" ]; then
-    BIN=$SKYLIFT_BIN
-else
-    BUILD=(swift build -c release --static-swift-stdlib --scratch-path .build/static)
-    "${BUILD[@]}" --product skylift >/dev/null
-    BIN="$("${BUILD[@]}" --show-bin-path)/skylift"
-fi
+. bench/skylift.sh
+skylift_bin
 PART_ARGS=(); [ -n "$PART" ] && PART_ARGS=(--part-size "$PART")
 WORK=$(mktemp -d /dev/shm/skylift-bench-upload.XXXXXX)
 SERVE_PID=""
@@ -36,10 +31,7 @@ mkdir -p "$WORK/root"
 head -c $((SIZE_MIB << 20)) /dev/urandom > "$WORK/file.bin"
 TOKEN=bench-token
 
-"$BIN" serve --root "$WORK/root" --listen 127.0.0.1:0 --token "$TOKEN" > "$WORK/serve.out" 2> "$WORK/serve.log" &
-SERVE_PID=$!
-for _ in $(seq 50); do grep -q "url:" "$WORK/serve.out" 2>/dev/null && break; sleep 0.1; done
-URL=$(awk '/url:/ {print $2}' "$WORK/serve.out")
+skylift_serve "$WORK/root" "$TOKEN"
 
 if [ "${RSS_ONLY:-0}" = 1 ]; then
     # Resident KiB per mapping of PID (a path's mappings summed; unnamed ones as [anon]); first line the totals.
@@ -151,19 +143,13 @@ if [ "$KILL_MIB" -le "$SIZE_MIB" ]; then head -c $((KILL_MIB << 20)) "$WORK/file
 received() { tail -n +"$1" "$WORK/serve.log" | awk '$1 == "PATCH" || $1 == "PUT" || $1 == "POST" { sub("in=", "", $4); s += $4 } END { print s + 0 }'; }
 from_line=$(( $(wc -l < "$WORK/serve.log") + 1 ))
 total=$((KILL_MIB << 20))
+server_holds() { stat -c %s "$WORK"/root/.skylift-uploads/*.data 2>/dev/null | sort -n | tail -1 || true; }
 for fraction in 1 2; do
     : > "$WORK/kill.json"
     "$BIN" upload "$WORK/kill.bin" --to "${URL}kill/" --token "$TOKEN" --state "$WORK/state" --json "${PART_ARGS[@]}" > "$WORK/kill.json" &
     pid=$!
     # The server's data file of the upload says how far it got (polled every 10 ms).
-    while kill -0 "$pid" 2>/dev/null; do
-        b=$(stat -c %s "$WORK"/root/.skylift-uploads/*.data 2>/dev/null | sort -n | tail -1 || true)
-        [ -n "$b" ] && [ "$b" -ge $((total * fraction / 3)) ] && break
-        sleep 0.01
-    done
-    kill -0 "$pid" 2>/dev/null || echo "warning: run $fraction ended before its kill" >&2
-    kill -9 "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
+    kill_when_grown "$pid" $((total * fraction / 3)) server_holds
     echo "kill $fraction at $b bytes on the server"
 done
 "$BIN" upload "$WORK/kill.bin" --to "${URL}kill/" --token "$TOKEN" --state "$WORK/state" --json "${PART_ARGS[@]}" > "$WORK/final.json"

@@ -28,18 +28,27 @@ extension S3Client {
         }
         let info = ContentInfo(length: length, contentType: response.headers["Content-Type"], etag: response.headers["ETag"],
                                lastModified: response.headers["Last-Modified"].flatMap(HTTPDate.parse))
-        // A multipart object's ETag ends in "-<parts>" and its checksum covers part checksums, not the bytes.
-        let multipart = info.etag?.contains("-") ?? false
-        let checksum = response.headers["x-amz-checksum-sha256"].flatMap { value in
-            multipart || value.contains("-") || response.headers["x-amz-checksum-type"] == "COMPOSITE" ? nil : Data(base64Encoded: value)
+        return (info, Self.objectSHA256(response.headers))
+    }
+
+    /// The SHA-256 of the whole object's bytes from `x-amz-checksum-sha256` (sent with `x-amz-checksum-mode:
+    /// ENABLED`); nil for a multipart object, whose ETag ends in "-<parts>" and whose checksum covers its parts'
+    /// checksums, not the bytes.
+    public static func objectSHA256(_ headers: HTTPHeaders) -> [UInt8]? {
+        let multipart = headers["ETag"]?.contains("-") ?? false
+        let checksum = headers["x-amz-checksum-sha256"].flatMap { value in
+            multipart || value.contains("-") || headers["x-amz-checksum-type"] == "COMPOSITE" ? nil : Data(base64Encoded: value)
         }
-        return (info, checksum.flatMap { $0.count == 32 ? Array($0) : nil })
+        return checksum.flatMap { $0.count == 32 ? Array($0) : nil }
     }
 
     /// The object's bytes, or those of `range`; with `ifMatch`, only while the object still has that ETag
-    /// (otherwise `S3Error` with code `PreconditionFailed`). The body streams from the returned response.
-    public func getObject(bucket: String, key: String, range: ByteRange? = nil, ifMatch: String? = nil) async throws -> HTTPClientResponse {
+    /// (otherwise `S3Error` with code `PreconditionFailed`). With `checksums`, a whole-object answer carries the
+    /// object's stored checksum (see ``objectSHA256(_:)``). The body streams from the returned response.
+    public func getObject(bucket: String, key: String, range: ByteRange? = nil, ifMatch: String? = nil,
+                          checksums: Bool = false) async throws -> HTTPClientResponse {
         var call = Call(method: "GET", bucket: bucket, key: key, accepted: [200, 206])
+        if checksums { call.headers.set("x-amz-checksum-mode", "ENABLED") }
         if let range {
             guard !range.isEmpty else {
                 throw S3Error.configuration("empty byte range requested from s3://\(bucket)/\(key)")

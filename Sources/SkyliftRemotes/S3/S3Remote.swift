@@ -124,13 +124,13 @@ public struct S3Remote: Remote {
     /// `s3://bucket/key`, percent-encoded.
     func url(_ name: String) -> URL { Self.url(bucket: location.bucket, key: key(name)) }
 
-    static func url(bucket: String, key: String) -> URL {
+    public static func url(bucket: String, key: String) -> URL {
         // Built from encoded parts only, so it always parses.
         URL(string: "s3://\(bucket)/\(S3Signer.encode(key, keepSlash: true))")!
     }
 
-    /// The `RemoteError` for a failed S3 call on `name`.
-    func remoteError(_ error: any Error, method: String, name: String) -> any Error {
+    /// The `RemoteError` for a failed S3 call on `name` (S3 and transport errors classified for retries).
+    public func remoteError(_ error: any Error, method: String, name: String) -> any Error {
         let url = url(name)
         switch error {
         case let error as S3Error:

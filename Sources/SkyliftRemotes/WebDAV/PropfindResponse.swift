@@ -7,6 +7,10 @@ public struct PropfindEntry: Sendable, Hashable {
     public var href: String
     public var info: ContentInfo
     public var isCollection: Bool
+    /// SHA-256 of the file, when the server sent a digest property (`repr-digest`, ownCloud's `checksums`).
+    public var sha256: [UInt8]? = nil
+    /// MD5 of the file, when ownCloud's `checksums` carries one.
+    public var md5: [UInt8]? = nil
 }
 
 /// Parses PROPFIND multistatus bodies (RFC 4918 §9.1) with `XMLReader` (no DTD, bounded).
@@ -15,6 +19,13 @@ public enum PropfindResponse {
     public static let requestBody = """
     <?xml version="1.0" encoding="utf-8"?>
     <d:propfind xmlns:d="DAV:"><d:prop><d:resourcetype/><d:getcontentlength/><d:getetag/><d:getlastmodified/><d:getcontenttype/></d:prop></d:propfind>
+    """
+
+    /// ``requestBody`` plus the digest properties the embedded cloud serves on request (`repr-digest`) and
+    /// ownCloud's `checksums`, for clients that check what they download.
+    public static let requestBodyWithDigests = """
+    <?xml version="1.0" encoding="utf-8"?>
+    <d:propfind xmlns:d="DAV:" xmlns:S="urn:skylift" xmlns:oc="http://owncloud.org/ns"><d:prop><d:resourcetype/><d:getcontentlength/><d:getetag/><d:getlastmodified/><d:getcontenttype/><S:repr-digest/><oc:checksums/></d:prop></d:propfind>
     """
 
     /// The entries of `body`; throws `RemoteError.protocolViolation` naming `url` when it is not a multistatus
@@ -59,7 +70,8 @@ public enum PropfindResponse {
             switch name {
             case "href": current?.href = value.removingPercentEncoding ?? value
             case "status": okPropstat = value.contains(" 200") || value.hasSuffix("200 OK")
-            case "getcontentlength", "getetag", "getlastmodified", "getcontenttype": pending[name] = value
+            case "getcontentlength", "getetag", "getlastmodified", "getcontenttype", "repr-digest": pending[name] = value
+            case "checksum": pending["checksum"] = value
             case "propstat":
                 guard okPropstat, current != nil else { break }
                 if let l = pending["getcontentlength"].flatMap({ Int64(digits: $0.trimmingSpaces()) }) { current?.info.length = l }
@@ -67,12 +79,27 @@ public enum PropfindResponse {
                 if let t = pending["getcontenttype"], !t.isEmpty { current?.info.contentType = t }
                 if let m = pending["getlastmodified"].flatMap(HTTPDate.parse) { current?.info.lastModified = m }
                 if pendingCollection { current?.isCollection = true }
+                readDigests()
             case "response":
                 if let c = current { entries.append(c) }
                 current = nil
             default: break
             }
             text = ""
+        }
+
+        /// `repr-digest` holds a `Repr-Digest` value; `checksum` holds `SHA1:hex MD5:hex SHA256:hex` words.
+        private func readDigests() {
+            if let repr = pending["repr-digest"], let sha = ServerDigest.sha256(["Repr-Digest": repr]) { current?.sha256 = sha }
+            for word in (pending["checksum"] ?? "").split(separator: " ") {
+                let kv = word.split(separator: ":", maxSplits: 1)
+                guard kv.count == 2, let bytes = Hex.bytes(String(kv[1])) else { continue }
+                switch kv[0].uppercased() {
+                case "SHA256" where bytes.count == 32 && current?.sha256 == nil: current?.sha256 = bytes
+                case "MD5" where bytes.count == 16: current?.md5 = bytes
+                default: break
+                }
+            }
         }
     }
 }

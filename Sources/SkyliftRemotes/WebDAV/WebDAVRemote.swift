@@ -98,11 +98,11 @@ public struct WebDAVRemote: Remote {
         try await startWrite(name, length: length)
     }
 
-    /// Runs PROPFIND on `target`; 404 yields no entries.
-    public func propfind(_ target: URL, depth: Int) async throws -> [PropfindEntry] {
+    /// Runs PROPFIND on `target` asking for the properties in `body`; 404 yields no entries.
+    public func propfind(_ target: URL, depth: Int, body: String = PropfindResponse.requestBody) async throws -> [PropfindEntry] {
         let r = try await http.expect([207, 404], "PROPFIND", target,
                                       headers: ["Depth": String(depth), "Content-Type": "application/xml; charset=utf-8"],
-                                      body: .bytes(Array(PropfindResponse.requestBody.utf8)), bodyLimit: 16 << 20)
+                                      body: .bytes(Array(body.utf8)), bodyLimit: 16 << 20)
         return r.status == 404 ? [] : try PropfindResponse.parse(r.body, url: target)
     }
 
@@ -114,7 +114,7 @@ public struct WebDAVRemote: Remote {
     }
 
     /// The path of a (decoded) href without scheme, host and trailing slash.
-    static func trimmedPath(_ href: String) -> String {
+    public static func trimmedPath(_ href: String) -> String {
         var path = Substring(href)
         if let scheme = path.range(of: "://") {
             let rest = path[scheme.upperBound...]
