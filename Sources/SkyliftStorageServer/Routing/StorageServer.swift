@@ -27,6 +27,7 @@ public final class StorageServer: Sendable {
     /// previous run left behind are removed in the background.
     public func start() throws {
         let started = Date()
+        router.tus.recoverAtStart()
         router.tus.sweepExpired()
         try http.start()
         StaleTempSweep(rootPath: router.store.rootPath, cutoff: started).runInBackground()

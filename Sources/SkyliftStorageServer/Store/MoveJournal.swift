@@ -45,6 +45,8 @@ struct MoveJournal: Sendable {
     func recover() -> Int {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return 0 }
         var found = 0
+        // A record whose write a crash cut is only its temp file: the MOVE it was for never began.
+        for name in names where name.hasSuffix(".tmp") { Directory.remove(directory + "/" + name) }
         for name in names where name.hasPrefix("move-") && name.hasSuffix(".json") {
             let record = directory + "/" + name
             found += 1

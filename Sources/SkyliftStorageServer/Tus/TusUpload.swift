@@ -100,7 +100,11 @@ struct TusUpload: Sendable {
             FileSystem.unlink(pendingPath)
             return
         }
-        if truncate(dataPath, off_t(offset)) == 0 { FileSystem.unlink(pendingPath) }
+        guard let data = try? FileDescriptor.open(dataPath, .writeOnly) else { return }
+        defer { data.close() }
+        if (try? data.setLength(offset, path: dataPath)) != nil, (try? data.sync(path: dataPath)) != nil {
+            FileSystem.unlink(pendingPath)
+        }
     }
 
     func remove() {

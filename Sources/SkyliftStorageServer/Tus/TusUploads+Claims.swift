@@ -45,6 +45,27 @@ extension TusUploads {
         }
     }
 
+    /// Finishes or removes, before the first request, what a crash cut between two steps of an upload: a
+    /// creation that made its data file but not its record (or only the record's temp file) is removed, and
+    /// an upload whose every byte was in but that was not yet renamed into place is placed now, so a client
+    /// that reads offset = length finds its file.
+    func recoverAtStart() {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: store.uploadsDirectory)) ?? []
+        for name in names where name.hasSuffix(".tmp") { FileSystem.unlink(store.uploadsDirectory + "/" + name) }
+        let ids = Set(names.compactMap { name -> String? in
+            let id = name.prefix { $0 != "." }
+            return TusUpload.isValidID(id) ? String(id) : nil
+        })
+        for id in ids.sorted() {
+            let u = upload(id)
+            guard let info = u.loadInfo(), FileManager.default.fileExists(atPath: u.dataPath) else {
+                u.remove()
+                continue
+            }
+            if info.partial != true, info.final == nil, u.isFinished(info) { _ = complete(u, info: info) }
+        }
+    }
+
     /// True when the upload's last change is older than the expiry; decided while holding its claim.
     func isExpired(_ upload: TusUpload) -> Bool {
         upload.expires(after: expiry).map { $0 < Date() } ?? false
