@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/diskfull: what a full disk costs the link. `skylift serve` on a tmpfs of DISK_MIB (default 64) filled to
+# bench/diskfull: what a full disk costs the link. `skylift serve` on a tmpfs of DISK_MIB (default 128) filled to
 # FREE_MIB (default 20) free; then a SIZE_MIB (default 100) file is sent three ways, each counted:
 #   1. curl -T (a WebDAV PUT of known length): the bytes the server read (its access log's in=) and curl sent;
 #   2. the same PUT chunked (length unknown): likewise;
@@ -12,7 +12,7 @@ quiet_begin
 cd "$(dirname "$0")/../.."
 [ "$(id -u)" = 0 ] || { echo "diskfull: needs root (mounts a tmpfs)" >&2; exit 1; }
 SIZE_MIB=${SIZE_MIB:-100}
-DISK_MIB=${DISK_MIB:-64}
+DISK_MIB=${DISK_MIB:-128}
 FREE_MIB=${FREE_MIB:-20}
 if [[ -z "${BIN:-}" ]]; then
     swift build -c release --product skylift >&2

@@ -14,6 +14,8 @@
 #   SETTLE=0: no wait and no memory warm-up before each timed run (bench/settle.sh says why they are there).
 # Only figures from a quiet machine count. A smoke run: bench/download/run.sh 8 1 50 16 4
 set -euo pipefail
+. "$(dirname "$0")/../quiet.sh"
+quiet_begin
 cd "$(dirname "$0")/../.."
 SIZE_MIB=${1:-1024}
 RUNS=${2:-3}
@@ -24,7 +26,7 @@ JOBS=${5:-8}
 skylift_bin
 WORK=$(mktemp -d /dev/shm/skylift-bench-download.XXXXXX)
 SERVE_PID=""
-cleanup() { [ -n "$SERVE_PID" ] && kill "$SERVE_PID" 2>/dev/null; rm -rf "$WORK"; ! type settle_done &>/dev/null || settle_done; }
+cleanup() { quiet_end; [ -n "$SERVE_PID" ] && kill "$SERVE_PID" 2>/dev/null; rm -rf "$WORK"; ! type settle_done &>/dev/null || settle_done; }
 trap cleanup EXIT
 mkdir -p "$WORK/root/big" "$WORK/root/small" "$WORK/root/kill"
 TOKEN=bench-token
