@@ -1,6 +1,7 @@
 import Foundation
 import SkyliftCore
 import Testing
+import TestProbes
 
 /// `skylift watch` against an embedded server on a full tmpfs: the file is paused as waiting for space (not sent
 /// again every few seconds), `skylift status` shows it so, and it finishes from what the server kept once space

@@ -1,31 +1,21 @@
 import Foundation
 import Testing
 import TestPrograms
+import TestProbes
 
 /// A 1 MiB tmpfs as the root makes the disk really fill up. Mounting needs root, so the suite runs only then.
-@Suite(.enabled(if: getuid() == 0, "mounting a tmpfs needs root"))
+@Suite(.enabled(if: Tmpfs.available, "mounting a tmpfs needs root"))
 struct DiskFullTests {
-    /// A tmpfs of `size`; `inodes` caps its entries (and with them the room for extended attributes).
+    /// A fresh folder with a tmpfs of `size` mounted over it (see ``Tmpfs``).
     static func mountTinyDisk(size: String = "1m", inodes: Int? = nil) throws -> URL {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("skylift-full-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let p = Process()
-        p.executableURL = try TestPrograms.path("mount")
-        p.arguments = ["-t", "tmpfs", "-o", "size=\(size)" + (inodes.map { ",nr_inodes=\($0)" } ?? ""), "tmpfs", dir.path]
-        try p.run()
-        p.waitUntilExit()
-        try #require(p.terminationStatus == 0, "mount tmpfs failed")
+        try Tmpfs.mount(dir, size: size, inodes: inodes)
         return dir
     }
 
     static func unmount(_ dir: URL) {
-        if let umount = try? TestPrograms.path("umount") {
-            let p = Process()
-            p.executableURL = umount
-            p.arguments = [dir.path]
-            try? p.run()
-            p.waitUntilExit()
-        }
+        Tmpfs.unmount(dir)
         try? FileManager.default.removeItem(at: dir)
     }
 
@@ -105,7 +95,7 @@ struct DiskFullTests {
         let hidden = try FileManager.default.contentsOfDirectory(atPath: disk.path).filter { $0.hasPrefix(".skylift-copy") }
         #expect(hidden.isEmpty, "\(hidden)")
         // Space is freed: the same COPYs finish, exactly.
-        try Self.remount(disk, "size=8m")
+        try Tmpfs.remount(disk, "size=8m")
         #expect(try Curl.run(["-X", "COPY", "-H", "Destination: \(f.url("/dav/dest/"))", f.url("/dav/tree/")]).status == 204)
         #expect(try Array(Data(contentsOf: f.file("dest/a.bin"))) == big)
         #expect(!FileManager.default.fileExists(atPath: f.file("dest/keep.txt").path))
@@ -126,21 +116,12 @@ struct DiskFullTests {
         #expect(move.status == 507, "\(move.status) \(move.text)")
         #expect(try String(contentsOf: f.file("src/new.txt"), encoding: .utf8) == "new")
         #expect(try String(contentsOf: f.file("dst/old.txt"), encoding: .utf8) == "old")
-        try Self.remount(disk, "nr_inodes=1000")
+        try Tmpfs.remount(disk, "nr_inodes=1000")
         #expect(try Curl.run(["-X", "MOVE", "-H", "Destination: /dav/dst/", f.url("/dav/src/")]).status == 204)
         #expect(try String(contentsOf: f.file("dst/new.txt"), encoding: .utf8) == "new")
         #expect(!FileManager.default.fileExists(atPath: f.file("dst/old.txt").path))
     }
 
-    /// Gives the mounted tmpfs more room (`mount -o remount,OPTIONS`): space freed, as a user would.
-    static func remount(_ dir: URL, _ options: String) throws {
-        let p = Process()
-        p.executableURL = try TestPrograms.path("mount")
-        p.arguments = ["-o", "remount," + options, dir.path]
-        try p.run()
-        p.waitUntilExit()
-        try #require(p.terminationStatus == 0, "remount \(options) failed")
-    }
 
     /// A tus PATCH that fills the disk keeps what it wrote: the client resumes from that offset once space is
     /// back and sends none of those bytes again, and the file is exact.
