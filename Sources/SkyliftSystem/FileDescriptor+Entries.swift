@@ -63,3 +63,34 @@ extension Errno {
     public static let argumentListTooLong = Errno(rawValue: E2BIG)
     public static let resultTooLarge = Errno(rawValue: ERANGE)
 }
+
+extension FileDescriptor {
+    /// Sets the file's permission bits (`fchmod`).
+    public func setPermissions(_ mode: mode_t, path: String) throws(FileError) {
+        guard fchmod(rawValue, mode) == 0 else { throw FileError.last("fchmod", path) }
+    }
+
+    /// The permission bits a file created now with `requested` gets: `requested` less this process's umask.
+    /// Read without changing it (Linux `/proc/self/status`); 022, the usual umask, where it cannot be read.
+    public static func permissionsUnderUmask(_ requested: mode_t) -> mode_t {
+        requested & ~(processUmask() ?? 0o022)
+    }
+
+    private static func processUmask() -> mode_t? {
+        guard let fd = try? FileDescriptor.open("/proc/self/status", .readOnly) else { return nil }
+        defer { fd.close() }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while bytes.count < 64 << 10 {
+            let n = (try? chunk.withUnsafeMutableBytes { try fd.read(into: $0, path: "/proc/self/status") }) ?? 0
+            if n <= 0 { break }
+            bytes += chunk[0 ..< n]
+        }
+        for line in bytes.split(separator: UInt8(ascii: "\n")) where line.starts(with: Array("Umask:".utf8)) {
+            let digits = line.dropFirst(6).filter { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "7") }
+            guard !digits.isEmpty, digits.count <= 6 else { return nil }
+            return digits.reduce(mode_t(0)) { $0 * 8 + mode_t($1 - UInt8(ascii: "0")) }
+        }
+        return nil
+    }
+}

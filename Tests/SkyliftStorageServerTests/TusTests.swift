@@ -36,6 +36,24 @@ import Testing
         return r.header("Upload-Offset").flatMap { Int($0) }
     }
 
+    /// An upload is private while unfinished (0600 in the uploads folder), but in the tree it has the mode a PUT
+    /// gives (0644 less the umask), so another program serving the folder can read it.
+    @Test func aTusUploadLandsWithThePutMode() throws {
+        let f = try ServerFixture()
+        let body = randomBytes(5000)
+        let loc = try Self.create(f, folder: "/dav/inbox/", length: body.count, name: "tus.bin")
+        #expect(try Self.patch(f, loc, offset: 0, body).status == 204)
+        let put = try tempFile(body)
+        defer { try? FileManager.default.removeItem(at: put) }
+        #expect(try Curl.run(["-T", put.path, f.url("/dav/inbox/put.bin")]).status == 201)
+        let mode = { (name: String) in
+            ((try? FileManager.default.attributesOfItem(atPath: f.file("inbox/" + name).path)[.posixPermissions]) as? NSNumber)?.intValue
+        }
+        #expect(mode("tus.bin") != nil && mode("tus.bin") == mode("put.bin"), "tus \(String(mode("tus.bin") ?? 0, radix: 8)), put \(String(mode("put.bin") ?? 0, radix: 8))")
+        // A private data file would be 0600 whatever the umask; a PUT's is 0644 less it.
+        #expect((mode("tus.bin") ?? 0) & 0o600 == 0o600 && mode("tus.bin") != 0o600 || mode("put.bin") == 0o600)
+    }
+
     @Test func optionsAdvertiseTusAndDAV() throws {
         let f = try ServerFixture()
         for path in ["/uploads/", "/dav/"] {

@@ -208,12 +208,21 @@ final class TusUploads: Sendable {
             }
             before()
             keepProperties(of: place, for: path)
+            try servedMode(path)
             try FileDescriptor.currentDirectory.rename(path, to: place.name, in: place.folder, path: target.relative)
             try? place.folder.sync(path: target.relative)
         } catch {
             return Self.tusResponse(500, "cannot move upload into place at \(target.relative)")
         }
         return nil
+    }
+
+    /// An upload's data file is private (0600) while it is unfinished; in the tree it gets the mode a PUT's file
+    /// gets (0644 less the umask), so a media server reading the folder can open it whichever way it came.
+    private func servedMode(_ path: String) throws {
+        let data = try FileSystem.open(path, .readOnly, .noFollow)
+        defer { data.close() }
+        do { try data.setPermissions(FileDescriptor.permissionsUnderUmask(0o644), path: path) } catch { throw FileSystemError(error) }
     }
 
     /// A file an upload replaces hands its dead properties to the new one, as a PUT's does.
