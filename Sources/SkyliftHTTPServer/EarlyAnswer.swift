@@ -46,7 +46,7 @@ enum EarlyAnswer {
         guard fd >= 0 else { return MHD_Result.NO }
         let reason = MHD_get_reason_phrase_for(UInt32(response.status)).map { String(cString: $0) } ?? ""
         var head = "HTTP/1.1 \(response.status) \(reason)\r\n"
-        for field in response.headers where !["content-length", "transfer-encoding", "connection"].contains(field.name.lowercased()) {
+        for field in response.headers where !managedHeaders.contains(field.name.lowercased()) {
             head += "\(field.name): \(field.value)\r\n"
         }
         head += "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"

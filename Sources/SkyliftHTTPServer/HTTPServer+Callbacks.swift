@@ -176,7 +176,7 @@ private let releaseProducer: MHD_ContentReaderFreeCallback = { cls in
 private let streamBlock = 256 * 1024
 
 /// Headers the server sets itself from the body; a handler's copies would contradict them.
-private let managedHeaders: Set<String> = ["content-length", "transfer-encoding", "connection"]
+let managedHeaders: Set<String> = ["content-length", "transfer-encoding", "connection"]
 
 /// Hands the response to libmicrohttpd; `closing` ends the connection after it.
 private func queue(_ response: HTTPResponse, on connection: OpaquePointer?, context: RequestContext,

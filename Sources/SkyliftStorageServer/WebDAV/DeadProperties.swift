@@ -33,6 +33,14 @@ final class DeadProperties: Sendable {
         return Self.load(fd: fd)
     }
 
+    /// The stored set of the file or folder `name` in the open folder `folder`; nil when `name` is not a file
+    /// or folder itself (a link: its target is found through ``load(_:)``).
+    func load(in folder: FileDescriptor, _ name: String) -> [Entry]? {
+        guard let fd = try? FileDescriptor.open(name, .readOnly, options: [.noFollow, .nonBlocking], in: folder) else { return nil }
+        defer { fd.close() }
+        return Self.load(fd: fd)
+    }
+
     static func load(fd: FileDescriptor) -> [Entry] {
         guard let bytes = encoded(fd: fd) else { return [] }
         return decode(bytes)

@@ -32,15 +32,24 @@ extension WebDAV {
         guard let entry = FileTree.entry(target) else { return .text(404, "not found: \(target.relative)") }
         var resources = [(target, entry.stat)]
         if depth == "1" && entry.stat.isDirectory { resources += FileTree.members(of: entry, at: target) }
-        let multistatus = DAVXML.dav("multistatus", resources.map { describe($0.0, $0.1, wanted) })
+        // Members' properties are read through the folder, opened once, not by walking from the root for each.
+        let folder = resources.count > 1 ? try? entry.target.openFolder() : nil
+        defer { folder?.close() }
+        let multistatus = DAVXML.dav("multistatus", resources.map { path, stat in
+            describe(path, stat, wanted) {
+                guard let folder, path != target else { return properties.load(path) }
+                return properties.load(in: folder, path.name) ?? properties.load(path)
+            }
+        })
         return DAVXML.response(207, multistatus)
     }
 
-    private func describe(_ path: StoragePath, _ stat: FileStat, _ wanted: Request) -> XMLTree {
+    private func describe(_ path: StoragePath, _ stat: FileStat, _ wanted: Request,
+                          loadDead: () -> [DeadProperties.Entry]) -> XMLTree {
         // A PROPFIND naming only live properties (most clients' listings) needs no read of the stored set.
         var needsDead = true
         if case let .some(names) = wanted { needsDead = names.contains { !Self.liveProperties.contains($0) } }
-        let dead = needsDead ? properties.load(path) : []
+        let dead = needsDead ? loadDead() : []
         var found: [XMLTree] = [], missing: [XMLTree] = []
         switch wanted {
         case .all:
