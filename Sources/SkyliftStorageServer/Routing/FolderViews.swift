@@ -4,15 +4,20 @@ import SkyliftCore
 import SkyliftWebApp
 
 /// What the web app asks of a folder besides its HTML index: `?list` (its members as JSON, for the app's
-/// table) and `?zip` (the whole folder as a zip archive streamed as it is built).
+/// table) and `?zip` (the whole folder as a zip archive streamed as it is built; `?zip&name=a&name=b`: just
+/// those members, see ``ZipSelection``).
 enum FolderViews {
     /// The answer for `GET folder/?list` or `?zip`; nil for any other request, which goes on as a plain GET.
     /// With a `scope` (a share link), members whose links lead out of it are left out.
     static func respond(_ request: HTTPRequest, path: StoragePath, scope: ShareScope? = nil) -> HTTPResponse? {
-        guard let query = request.query, query == "list" || query == "zip" else { return nil }
+        guard let query = request.query, query == "list" || ZipSelection.isZip(query) else { return nil }
         guard let entry = FileTree.entry(path) else { return .text(404, "not found: \(path.relative)") }
         guard entry.stat.isDirectory else { return .text(400, "not a folder: \(path.relative)") }
-        return query == "list" ? list(entry, path, scope) : zip(path, scope)
+        if query == "list" { return list(entry, path, scope) }
+        switch ZipSelection.parse(query: query) {
+        case let .failure(refusal): return .text(400, refusal.message)
+        case let .success(selection): return zip(path, selection, scope)
+        }
     }
 
     private struct Item: Encodable {
@@ -44,7 +49,15 @@ enum FolderViews {
         return HTTPResponse(status: 200, headers: h, body: .bytes(Array(json)))
     }
 
-    private static func zip(_ path: StoragePath, _ scope: ShareScope?) -> HTTPResponse {
+    private static func zip(_ path: StoragePath, _ selection: ZipSelection, _ scope: ShareScope?) -> HTTPResponse {
+        // A missing member is named now, while the answer can still say so; the archive is streamed later.
+        for name in selection.names {
+            let member = path.appending(name)
+            // The server's own hidden entries are no members, as in listings.
+            guard !name.hasPrefix(PathResolver.hiddenPrefix), FileTree.entry(member) != nil, scope?.contains(member) ?? true else {
+                return .text(404, "not found: \(member.relative)")
+            }
+        }
         let name = (path.isRoot ? "files" : path.name) + ".zip"
         var h = HTTPHeaders()
         h.add("Content-Type", "application/zip")
@@ -52,7 +65,7 @@ enum FolderViews {
         let ascii = String(name.unicodeScalars.map { $0.isASCII && $0 != "\"" && $0 != "\\" && $0.value >= 32 ? Character($0) : "_" })
         let encoded = name.addingPercentEncoding(withAllowedCharacters: .hrefSegment) ?? ascii
         h.add("Content-Disposition", "attachment; filename=\"\(ascii)\"; filename*=UTF-8''\(encoded)")
-        return HTTPResponse(status: 200, headers: h, body: .stream(length: nil, producer: ZipStream(source: FolderWalk(path, scope: scope))))
+        return HTTPResponse(status: 200, headers: h, body: .stream(length: nil, producer: ZipStream(source: FolderWalk(path, only: selection.names, scope: scope))))
     }
 }
 
@@ -66,11 +79,12 @@ final class FolderWalk: ZipEntrySource {
     private let scope: ShareScope?
     private var stack: [StoragePath]
 
-    init(_ top: StoragePath, scope: ShareScope? = nil) {
+    /// `only`: the top's members to take (empty: all of them), in the order given.
+    init(_ top: StoragePath, only: [String] = [], scope: ShareScope? = nil) {
         self.top = top
         self.scope = scope
         stack = []
-        if let entry = FileTree.entry(top) { stack = children(entry, top) }
+        if !only.isEmpty { stack = only.map(top.appending).reversed() } else if let entry = FileTree.entry(top) { stack = children(entry, top) }
     }
 
     private func children(_ entry: FileTree.Entry, _ path: StoragePath) -> [StoragePath] {
