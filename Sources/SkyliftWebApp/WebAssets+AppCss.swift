@@ -3,18 +3,27 @@
 extension WebAssets {
     /// `app.css`.
     static let appCss = #"""
-:root { --fg: #1d2430; --muted: #5d6878; --line: #dde2ea; --accent: #1f6feb; --bg: #fff; --row: 44px; }
+:root { --fg: #1d2430; --muted: #5d6878; --line: #dde2ea; --soft: #eef1f5; --raised: #f6f8fa; --hover: #eef1f5;
+        --accent: #1f6feb; --bg: #fff; --sel: #dbe9ff; --danger: #b42318; --tile: 180px; --row: 44px; color-scheme: light dark; }
+@media (prefers-color-scheme: dark) {
+  :root { --fg: #e6e9ef; --muted: #9aa5b5; --line: #323a46; --soft: #222832; --raised: #1b2029; --hover: #262d38;
+          --accent: #58a6ff; --bg: #12161c; --sel: #1c3459; --danger: #ff7b72; }
+}
 * { box-sizing: border-box; }
+[hidden] { display: none !important; }
 html, body { margin: 0; height: 100%; }
 body { font: 15px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); background: var(--bg);
        display: flex; flex-direction: column; }
-button, .button, input { font: inherit; }
-button, .button { display: inline-block; padding: 6px 12px; border: 1px solid var(--line); border-radius: 6px;
-                  background: #f6f8fa; color: var(--fg); cursor: pointer; text-decoration: none; white-space: nowrap; }
-button:hover, .button:hover { background: #eef1f5; }
+button, .button, input, select { font: inherit; color: inherit; }
+button, .button, select { display: inline-block; padding: 6px 12px; border: 1px solid var(--line); border-radius: 6px;
+                  background: var(--raised); color: var(--fg); cursor: pointer; text-decoration: none; white-space: nowrap; }
+button:hover, .button:hover { background: var(--hover); }
+button.primary { background: var(--accent); border-color: var(--accent); color: #fff; }
+button.danger { color: var(--danger); }
+button.primary.danger, dialog button.danger { background: var(--danger); border-color: var(--danger); color: #fff; }
+button[aria-pressed="true"] { background: var(--sel); border-color: var(--accent); }
 :focus-visible { outline: 3px solid var(--accent); outline-offset: 1px; }
 .hidden-input { position: absolute; width: 1px; height: 1px; opacity: 0; overflow: hidden; }
-
 label.button:focus-within { outline: 3px solid var(--accent); }
 header { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; justify-content: space-between;
          padding: 10px 14px; border-bottom: 1px solid var(--line); }
@@ -22,68 +31,128 @@ header { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; justify-
 #crumbs a { color: var(--accent); text-decoration: none; padding: 2px 4px; border-radius: 4px; overflow-wrap: anywhere; }
 #crumbs a[aria-current] { color: var(--fg); }
 #crumbs .sep { color: var(--muted); }
+#search { flex: 1 1 220px; max-width: 420px; margin: 0; }
+#q { width: 100%; padding: 6px 10px; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); }
 .actions { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; }
 .actions form { margin: 0; }
+.views { display: inline-flex; }
+.views button { border-radius: 0; margin-left: -1px; }
+.views button:first-child { border-radius: 6px 0 0 6px; }
+.views button:last-child { border-radius: 0 6px 6px 0; }
 body[data-mode="share"] .write { display: none !important; }
 main { flex: 1; display: flex; flex-direction: column; min-height: 0; padding: 0 14px 14px; position: relative; }
-#status { min-height: 1.4em; margin: 6px 0; color: var(--muted); }
-#table { flex: 1; display: flex; flex-direction: column; min-height: 200px; border: 1px solid var(--line); border-radius: 8px; }
-.row { display: grid; grid-template-columns: minmax(0, 1fr) 80px 140px 120px 250px; align-items: center; gap: 8px;
-       height: var(--row); padding: 0 10px; border-bottom: 1px solid #eef1f5; }
-.row.head { background: #f6f8fa; border-bottom: 1px solid var(--line); border-radius: 8px 8px 0 0; }
+.statusline { display: flex; gap: 16px; align-items: baseline; min-height: 2em; margin: 4px 0; color: var(--muted); }
+#status { margin: 0; color: var(--fg); font-weight: 600; }
+#selbar { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; padding: 6px 10px; margin-bottom: 6px;
+          border-radius: 8px; background: var(--sel); }
+#sel-count { font-weight: 600; margin-right: 8px; }
+#table, #gallery { flex: 1; display: flex; flex-direction: column; min-height: 200px; border: 1px solid var(--line); border-radius: 8px; }
+.row { display: grid; grid-template-columns: 24px minmax(0, 1fr) 80px 140px 130px 250px; align-items: center; gap: 8px;
+       height: var(--row); padding: 0 10px; border-bottom: 1px solid var(--soft); }
+.row.selected, .tile.selected { background: var(--sel); }
+.row.head { background: var(--raised); border-bottom: 1px solid var(--line); border-radius: 8px 8px 0 0; }
 .row.head button { border: 0; background: none; text-align: left; font-weight: 600; padding: 4px 2px; color: inherit; }
 .row.head [aria-sort="ascending"] button::after { content: " ▲"; }
 .row.head [aria-sort="descending"] button::after { content: " ▼"; }
-#scroller { flex: 1; overflow-y: auto; position: relative; }
-#spacer { position: relative; }
+body[data-view="search"] .row.head button[data-sort] { pointer-events: none; }
+#scroller, #gscroller { flex: 1; overflow-y: auto; position: relative; }
+#spacer, #gspacer { position: relative; }
 #rows { position: absolute; left: 0; right: 0; top: 0; }
+.c-pick input { width: 16px; height: 16px; margin: 0; }
 .c-name { display: flex; gap: 8px; align-items: center; min-width: 0; }
 .c-name a { color: var(--fg); text-decoration: none; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .c-name a:hover { text-decoration: underline; }
-.c-name .icon { width: 32px; height: 32px; flex: none; display: flex; align-items: center; justify-content: center;
-                border-radius: 4px; background: #eef1f5; font-size: 18px; overflow: hidden; }
-.c-name .icon img { width: 32px; height: 32px; object-fit: cover; }
-.c-name .icon svg { width: 22px; height: 22px; }
+.icon, .thumb { position: relative; flex: none; display: flex; align-items: center; justify-content: center; overflow: hidden;
+                background: var(--soft); }
+.icon { width: 32px; height: 32px; border-radius: 4px; }
+.icon img, .thumb img { position: absolute; inset: 0; width: 100%; height: 100%; object-fit: cover; }
+.icon svg { width: 22px; height: 22px; }
+.has-thumb svg { visibility: hidden; }
 .shape path { fill: #8a97a8; stroke: none; }
 .shape.folder path { fill: #e3b341; }
-.shape.video path { fill: #6f42c1; }
-.shape.audio path { fill: #1f883d; }
-.shape.file path { fill: none; stroke: #6b7789; stroke-width: 1.6; stroke-linejoin: round; }
+.shape.video path { fill: #8957e5; }
+.shape.audio path { fill: #2da44e; }
+.shape.file path, .shape.image path { fill: none; stroke: #7d8a9c; stroke-width: 1.6; stroke-linejoin: round; }
 button:disabled { opacity: .4; cursor: default; }
 .c-size, .c-date, .c-type { font-size: 14px; color: var(--muted); font-variant-numeric: tabular-nums; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .c-act { display: flex; gap: 4px; justify-content: flex-end; }
-.c-act button { padding: 3px 8px; font-size: 13px; }
+.c-act button, .c-act .button { padding: 3px 8px; font-size: 13px; }
+#gitems { position: absolute; left: 0; right: 0; top: 0; }
+#gitems .tiles { position: absolute; left: 8px; right: 8px; display: grid; gap: 8px; }
+#gitems .group { position: absolute; left: 12px; right: 12px; margin: 0; height: 44px; line-height: 44px; font-size: 16px; }
+.tile { position: relative; border-radius: 6px; overflow: hidden; background: var(--soft); }
+.tile-link { display: block; width: 100%; height: 100%; color: var(--fg); text-decoration: none; }
+.tile .thumb { width: 100%; height: 100%; }
+.tile .thumb svg { width: 40%; height: 40%; }
+.tile-name { position: absolute; left: 0; right: 0; bottom: 0; padding: 3px 6px; font-size: 12px; overflow: hidden;
+             text-overflow: ellipsis; white-space: nowrap; background: rgba(0, 0, 0, .55); color: #fff; }
+.tile .pick { position: absolute; top: 6px; left: 6px; width: 18px; height: 18px; margin: 0; opacity: 0; }
+.tile:hover .pick, .tile.selected .pick, .tile .pick:focus, body.selecting .tile .pick { opacity: 1; }
+.tile.selected { outline: 3px solid var(--accent); outline-offset: -3px; }
+.drop-hint { margin: 6px 0 0; font-size: 13px; color: var(--muted); }
 #uploads { margin-top: 10px; }
 #uploads h2 { font-size: 15px; margin: 0 0 4px; }
 #uploads progress { width: 100%; }
 #upload-list { list-style: none; margin: 0; padding: 0; max-height: 30vh; overflow-y: auto; }
-#upload-list li { display: grid; grid-template-columns: minmax(0, 1fr) 140px minmax(0, 200px); gap: 8px; font-size: 13px; padding: 2px 0; }
+#upload-list li { display: grid; grid-template-columns: minmax(0, 1fr) 140px minmax(0, 240px) 70px; gap: 8px; align-items: center; font-size: 13px; padding: 2px 0; }
 #upload-list li span { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 #upload-list li progress { width: 100%; }
-#drop { position: fixed; inset: 0; background: rgba(31, 111, 235, .15); border: 4px dashed var(--accent);
+#upload-list li button { padding: 1px 6px; font-size: 12px; }
+#upload-list li[data-state="failed"] .note { color: var(--danger); }
+#drop { position: fixed; inset: 0; background: rgba(31, 111, 235, .15); border: 4px dashed var(--accent); pointer-events: none;
         display: flex; align-items: center; justify-content: center; font-size: 22px; font-weight: 600; z-index: 5; }
-#drop[hidden], #viewer[hidden], #uploads[hidden] { display: none; }
 #viewer { position: fixed; inset: 0; background: #0b0d12; z-index: 10; display: flex; flex-direction: column; }
 #viewer .bar { display: flex; gap: 8px; align-items: center; padding: 8px; color: #fff; }
+#viewer .bar button, #viewer .bar .button { background: #222832; color: #fff; border-color: #3a4250; }
 #viewer-name { flex: 1; text-align: center; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 #stage { flex: 1; display: flex; align-items: center; justify-content: center; min-height: 0; padding: 8px; }
 #stage img, #stage video { max-width: 100%; max-height: 100%; }
 #stage audio { width: min(600px, 100%); }
+.preview { width: min(900px, 100%); height: 100%; overflow: auto; background: var(--bg); color: var(--fg); border-radius: 6px; padding: 16px 24px; }
+.preview pre { white-space: pre-wrap; overflow-wrap: anywhere; font: 13px/1.5 ui-monospace, "DejaVu Sans Mono", monospace; margin: 0; }
+.preview.markdown pre { background: var(--soft); padding: 10px; border-radius: 6px; }
+.preview.markdown code { background: var(--soft); padding: 1px 4px; border-radius: 4px; }
+.preview.markdown blockquote { border-left: 4px solid var(--line); margin: 0; padding-left: 12px; color: var(--muted); }
+.preview.pdf { padding: 0; border: 0; width: 100%; background: #fff; }
+dialog { border: 1px solid var(--line); border-radius: 10px; padding: 0; background: var(--bg); color: var(--fg);
+         width: min(520px, calc(100vw - 24px)); box-shadow: 0 10px 40px rgba(0, 0, 0, .3); }
+dialog::backdrop { background: rgba(0, 0, 0, .4); }
+.dialog-form { display: flex; flex-direction: column; gap: 10px; padding: 16px 18px; margin: 0; }
+.dialog-form h2 { margin: 0; font-size: 17px; overflow-wrap: anywhere; }
+.dialog-body { display: flex; flex-direction: column; gap: 8px; }
+.dialog-body p { margin: 0; }
+.dialog-body input[type="text"], .dialog-body input[type="number"] { padding: 6px 8px; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); }
+.dialog-buttons { display: flex; gap: 8px; justify-content: flex-end; }
+.picker { list-style: none; margin: 0; padding: 0; max-height: 40vh; overflow-y: auto; border: 1px solid var(--line); border-radius: 6px; }
+.picker li button { width: 100%; text-align: left; border: 0; border-radius: 0; border-bottom: 1px solid var(--soft); background: none; }
+.picker-where { font-weight: 600; overflow-wrap: anywhere; }
+.share-line { display: flex; gap: 8px; align-items: center; }
+.share-line input[type="text"] { flex: 1; min-width: 0; }
+.share-line input[type="number"] { width: 90px; }
+.qr { align-self: center; line-height: 0; }
+.share-list { list-style: none; margin: 0; padding: 0; max-height: 50vh; overflow-y: auto; }
+.share-list li { display: grid; grid-template-columns: minmax(0, 1fr) auto auto auto; gap: 6px; align-items: center; padding: 4px 0;
+                 border-bottom: 1px solid var(--soft); font-size: 14px; }
+.share-path { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; font-weight: 600; }
+.share-expiry { color: var(--muted); font-size: 13px; }
+.share-list button { padding: 2px 8px; font-size: 13px; }
+.note { color: var(--muted); }
 .signin main { max-width: 420px; margin: 10vh auto; padding: 20px; display: block; }
 .signin form { display: flex; flex-direction: column; gap: 8px; }
-.signin input { padding: 8px; border: 1px solid var(--line); border-radius: 6px; }
-.error { color: #b42318; }
+.signin input { padding: 8px; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); }
+.error { color: var(--danger); }
 @media (max-width: 700px) {
-  :root { --row: 80px; }
+  :root { --row: 80px; --tile: 110px; }
   header { padding: 8px; }
   main { padding: 0 8px 8px; }
-  .row { grid-template-columns: minmax(0, 1fr) 72px; grid-template-rows: 40px 32px; row-gap: 2px; padding: 2px 8px; }
+  .row { grid-template-columns: 24px minmax(0, 1fr) 72px; grid-template-rows: 40px 32px; row-gap: 2px; padding: 2px 8px; }
   .row.head { height: 44px; grid-template-rows: 1fr; }
   .c-date, .c-type { display: none; }
-  .c-act { grid-column: 1 / -1; justify-content: flex-start; }
+  .c-act { grid-column: 2 / -1; justify-content: flex-start; }
   .row.head .c-act { display: none; }
-  #upload-list li { grid-template-columns: minmax(0, 1fr) 90px; }
+  #upload-list li { grid-template-columns: minmax(0, 1fr) 90px 60px; }
   #upload-list li .note { grid-column: 1 / -1; }
+  .drop-hint { display: none; }
 }
 """#
 }

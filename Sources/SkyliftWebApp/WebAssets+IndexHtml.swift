@@ -8,25 +8,51 @@ extension WebAssets {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
 <title>{{title}}</title>
 <link rel="stylesheet" href="{{root}}app/app.css">
-<script src="{{root}}app/app.js" defer></script>
+<script type="module" src="{{root}}app/app.js"></script>
 </head>
 <body data-mode="{{mode}}" data-base="{{base}}" data-root="{{root}}">
 <header>
   <nav id="crumbs" aria-label="Folder path"></nav>
+  <form id="search" role="search">
+    <input id="q" type="search" placeholder="Search this folder and below" aria-label="Search by name in this folder and below" autocomplete="off">
+  </form>
   <div id="actions" class="actions">
+    <div class="views" role="group" aria-label="View">
+      <button type="button" id="view-list" aria-pressed="true">List</button>
+      <button type="button" id="view-grid" aria-pressed="false">Grid</button>
+      <button type="button" id="view-timeline" aria-pressed="false">Timeline</button>
+    </div>
+    <select id="group" aria-label="Group the timeline by" hidden>
+      <option value="day">By day</option>
+      <option value="month">By month</option>
+    </select>
     <label class="button write">Upload files<input id="pick-files" class="hidden-input" type="file" multiple></label>
     <label class="button write">Upload folder<input id="pick-folder" class="hidden-input" type="file" webkitdirectory multiple></label>
     <button type="button" id="new-folder" class="write">New folder</button>
+    <button type="button" id="shares-open" class="write">Share links</button>
     <a id="zip" class="button" href="#" download>Download folder (zip)</a>
     <form id="signout" class="write" method="post" action="{{root}}signout"><button type="submit">Sign out</button></form>
   </div>
 </header>
 <main>
-  <p id="status" role="status" aria-live="polite"></p>
+  <div class="statusline">
+    <span id="count"></span>
+    <p id="status" role="status" aria-live="polite"></p>
+  </div>
+  <div id="selbar" role="toolbar" aria-label="Selection" hidden>
+    <span id="sel-count"></span>
+    <button type="button" id="sel-zip">Download zip</button>
+    <button type="button" id="sel-move" class="write">Move…</button>
+    <button type="button" id="sel-delete" class="write danger">Delete…</button>
+    <button type="button" id="sel-all">Select all</button>
+    <button type="button" id="sel-clear">Clear</button>
+  </div>
   <div id="table" role="table" aria-label="Folder contents">
     <div class="row head" role="row">
+      <span role="columnheader" class="c-pick"><input type="checkbox" id="pick-all" aria-label="Select all"></span>
       <span role="columnheader" class="c-name"><button type="button" data-sort="name">Name</button></span>
       <span role="columnheader" class="c-size"><button type="button" data-sort="size">Size</button></span>
       <span role="columnheader" class="c-date"><button type="button" data-sort="mtime">Modified</button></span>
@@ -35,6 +61,10 @@ extension WebAssets {
     </div>
     <div id="scroller" tabindex="-1"><div id="spacer"><div id="rows" role="rowgroup"></div></div></div>
   </div>
+  <div id="gallery" role="grid" aria-label="Photos and files" hidden>
+    <div id="gscroller" tabindex="-1"><div id="gspacer"><div id="gitems"></div></div></div>
+  </div>
+  <p class="drop-hint write">Drop files or folders anywhere on the page to upload them into this folder.</p>
   <section id="uploads" aria-label="Uploads" hidden>
     <h2>Uploads <span id="upload-total"></span></h2>
     <progress id="upload-total-bar" max="1" value="0" aria-label="Total upload progress"></progress>
@@ -46,11 +76,13 @@ extension WebAssets {
   <div class="bar">
     <button type="button" id="prev" aria-label="Previous">‹ Previous</button>
     <span id="viewer-name"></span>
+    <a id="viewer-open" class="button" href="#" target="_blank" rel="noopener">Open</a>
     <button type="button" id="next" aria-label="Next">Next ›</button>
     <button type="button" id="close" aria-label="Close viewer">Close ✕</button>
   </div>
   <div id="stage"></div>
 </div>
+<dialog id="dialog"></dialog>
 </body>
 </html>
 """#

@@ -18,7 +18,14 @@ enum WebAssets {
     static let files: [String: Asset] = [
         "app.css": Asset(type: "text/css; charset=utf-8", text: appCss),
         "app.js": Asset(type: "text/javascript; charset=utf-8", text: appJs),
+        "dialogs.js": Asset(type: "text/javascript; charset=utf-8", text: dialogsJs),
+        "gallery.js": Asset(type: "text/javascript; charset=utf-8", text: galleryJs),
         "index.html": Asset(type: "text/html; charset=utf-8", text: indexHtml),
+        "preview.js": Asset(type: "text/javascript; charset=utf-8", text: previewJs),
+        "qr.js": Asset(type: "text/javascript; charset=utf-8", text: qrJs),
+        "shares.js": Asset(type: "text/javascript; charset=utf-8", text: sharesJs),
         "signin.html": Asset(type: "text/html; charset=utf-8", text: signinHtml),
+        "upload.js": Asset(type: "text/javascript; charset=utf-8", text: uploadJs),
+        "util.js": Asset(type: "text/javascript; charset=utf-8", text: utilJs),
     ]
 }

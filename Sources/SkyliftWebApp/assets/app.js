@@ -1,473 +1,541 @@
-// Skylift web app: browse, view, upload (tus), manage. No framework, no network beyond this server.
-'use strict';
-(() => {
-  const body = document.body;
-  const MODE = body.dataset.mode;          // "app" (signed in) or "share" (read-only link)
-  const BASE = body.dataset.base;          // where listings and files live, relative to the page
-  const ROOT = body.dataset.root;          // from the page back to the server root
-  const $ = (id) => document.getElementById(id);
-  const MEDIA = /^(image|video|audio)\//;
+// Skylift web app: browse (list, grid, timeline), search, select and act, view, upload (tus), share.
+// No framework, no network beyond this server. Modules: util, dialogs, gallery, preview, qr, shares, upload.
+import { $, el, enc, button, absolute, humanSize, stamp, typeName, shape, hasThumb, isMedia, isText, isMarkdown, isPDF } from './util.js';
+import { confirmAction, askText, pickFolder } from './dialogs.js';
+import { Gallery, groupLabel } from './gallery.js';
+import { textPreview, pdfPreview } from './preview.js';
+import { SharesUI } from './shares.js';
+import { Uploader } from './upload.js';
 
-  let folder = [];                         // decoded segments of the folder shown
-  let entries = [];                        // its members, sorted
-  let sortKey = 'name';
-  let sortDir = 1;
+const body = document.body;
+const MODE = body.dataset.mode;          // "app" (signed in) or "share" (read-only link)
+const BASE = body.dataset.base;          // where listings and files live, relative to the page
+const ROOT = body.dataset.root;          // from the page back to the server root
+const SHARED = document.title.replace(/ · Skylift$/, '');
 
-  // ---- paths and URLs ------------------------------------------------------------------------------------
-  const enc = (s) => encodeURIComponent(s);
-  const folderURL = (segs) => BASE + segs.map((s) => enc(s) + '/').join('');
-  const fileURL = (segs) => BASE + segs.map(enc).join('/');
-  const folderHash = (segs) => '#/' + segs.map(enc).join('/');
-  const absolute = (rel) => new URL(rel, location.href).href;
+const S = {
+  folder: [],          // decoded segments of the folder shown
+  entries: [],         // its members, sorted
+  view: localStorage.getItem('skylift.view') || 'list',
+  groupBy: localStorage.getItem('skylift.group') || 'day',
+  search: null,        // { q, items, next, loading } while search results are shown
+  timeline: null,      // { items, next, loading } for the folder shown
+  selected: new Set(), // keys (path from the root) of selected items
+  anchor: -1,          // index of the last item clicked, for shift-click
+  sortKey: 'name',
+  sortDir: 1,
+};
+if (!['list', 'grid', 'timeline'].includes(S.view)) S.view = 'list';
 
-  function readHash() {
-    const h = location.hash.replace(/^#\/?/, '');
-    try { return h.split('/').filter(Boolean).map(decodeURIComponent); } catch (e) { return []; }
+// ---- paths and URLs ------------------------------------------------------------------------------------
+const folderURL = (segs) => BASE + segs.map((s) => enc(s) + '/').join('');
+const fileURL = (segs) => BASE + segs.map(enc).join('/');
+const folderHash = (segs) => '#/' + segs.map(enc).join('/');
+const keyOf = (e) => e.segs.join('/');
+const version = (e) => e.etag || e.mtime + '-' + e.size;
+const thumbURL = (e, size) => fileURL(e.segs) + '?thumb=' + size + '&v=' + enc(version(e));
+const validName = (n) => (!n || n === '.' || n === '..' || n.includes('/') ? 'A name cannot be empty, "." or "..", or hold "/".' : '');
+
+function readHash() {
+  const h = location.hash.replace(/^#\/?/, '');
+  try { return h.split('/').filter(Boolean).map(decodeURIComponent); } catch (e) { return []; }
+}
+
+// Messages stay until the next one, and at least 8 s; the item count has its own place beside them.
+let sayTimer = 0;
+function say(text) {
+  $('status').textContent = text;
+  clearTimeout(sayTimer);
+  sayTimer = setTimeout(() => { $('status').textContent = ''; }, Math.max(8000, text.length * 80));
+}
+const count = (text) => { $('count').textContent = text; };
+
+// ---- what is shown -------------------------------------------------------------------------------------
+/** The items of the current view, in the order shown (the viewer and shift-click walk this order). */
+function shown() {
+  if (S.search) return S.search.items;
+  if (S.view === 'timeline') return S.timeline ? S.timeline.items : [];
+  return S.entries;
+}
+
+async function load() {
+  S.folder = readHash();
+  S.search = null;
+  $('q').value = '';
+  S.selected.clear();
+  renderCrumbs();
+  $('zip').href = folderURL(S.folder) + '?zip';
+  $('zip').setAttribute('download', (S.folder[S.folder.length - 1] || 'files') + '.zip');
+  count('Loading…');
+  let response;
+  try { response = await fetch(folderURL(S.folder) + '?list', { cache: 'no-store' }); } catch (e) { count('Cannot reach the server.'); return; }
+  if (response.status === 401) { location.href = ROOT || './'; return; }
+  if (!response.ok) { count('Cannot list this folder (' + response.status + ').'); S.entries = []; render(); return; }
+  const data = await response.json();
+  S.entries = data.entries.map((e) => Object.assign(e, { segs: S.folder.concat(e.name) }));
+  sortEntries();
+  S.timeline = null;
+  if (S.view === 'timeline') loadTimeline(); else render();
+}
+
+function sortEntries() {
+  const key = S.sortKey;
+  S.entries.sort((a, b) => {
+    if (a.dir !== b.dir) return a.dir ? -1 : 1;
+    let r = 0;
+    if (key === 'size' || key === 'mtime') r = a[key] - b[key];
+    else if (key === 'type') r = typeName(a.type, a.name).localeCompare(typeName(b.type, b.name));
+    if (r === 0) r = a.name.localeCompare(b.name, undefined, { numeric: true });
+    return r * S.sortDir;
+  });
+  document.querySelectorAll('.row.head button[data-sort]').forEach((b) => {
+    if (b.dataset.sort === S.sortKey) b.parentElement.setAttribute('aria-sort', S.sortDir > 0 ? 'ascending' : 'descending');
+    else b.parentElement.removeAttribute('aria-sort');
+  });
+}
+
+/** Pages of `?timeline` (or `?search`) as the view asks for more; `into` holds { items, next, loading }. */
+async function fetchPage(into, query, map) {
+  if (into.loading || into.next === null) return;
+  into.loading = true;
+  const url = folderURL(S.folder) + '?' + query + (into.next ? '&after=' + enc(into.next) : '') + '&limit=500';
+  try {
+    const r = await fetch(url, { cache: 'no-store' });
+    const json = (r.headers.get('Content-Type') || '').includes('json');
+    if (!r.ok || !json) throw new Error(r.ok || r.status === 400 || r.status === 404 ? 'this server does not offer it' : 'answer ' + r.status);
+    const data = await r.json();
+    into.items.push(...data.items.map(map));
+    into.next = data.next || null;
+  } catch (e) {
+    into.error = e.message;
+    into.next = null;
   }
+  into.loading = false;
+}
 
-  function say(text) { $('status').textContent = text; }
+const fromPath = (x) => Object.assign(x, { segs: S.folder.concat(x.path.split('/')), dir: !!x.dir });
 
-  function humanSize(n) {
-    if (n < 1024) return n + ' B';
-    const units = ['KB', 'MB', 'GB', 'TB'];
-    let v = n, i = -1;
-    do { v /= 1024; i++; } while (v >= 1024 && i < units.length - 1);
-    return v.toFixed(v < 10 ? 1 : 0) + ' ' + units[i];
+async function loadTimeline() {
+  const t = S.timeline || (S.timeline = { items: [], next: undefined, loading: false });
+  const before = t.items.length;
+  await fetchPage(t, 'timeline', (x) => Object.assign(fromPath(x), { mtime: Date.parse(x.taken) / 1000 }));
+  if (S.timeline !== t || S.view !== 'timeline' || S.search) return;
+  // Without ?timeline on the server, the folder's own photos and videos by their modification time.
+  if (t.error && !t.items.length) {
+    t.items = S.entries.filter((e) => !e.dir && hasThumb(e.type)).map((e) => Object.assign({}, e, { taken: new Date(e.mtime * 1000).toISOString() }))
+      .sort((a, b) => b.mtime - a.mtime);
   }
+  if (t.items.length !== before || !before) render();
+  count(t.error ? t.items.length + ' photos and videos in this folder (the server offers no timeline of the folders below: ' + t.error + ')'
+    : t.items.length + (t.next ? '+' : '') + ' photos and videos in this folder and below');
+}
 
-  // ---- listing -------------------------------------------------------------------------------------------
-  async function load() {
-    folder = readHash();
-    renderCrumbs();
-    $('zip').href = folderURL(folder) + '?zip';
-    $('zip').setAttribute('download', (folder[folder.length - 1] || 'files') + '.zip');
-    say('Loading…');
-    let response;
-    try { response = await fetch(folderURL(folder) + '?list', { cache: 'no-store' }); } catch (e) { say('Cannot reach the server.'); return; }
-    if (response.status === 401) { location.href = ROOT || './'; return; }
-    if (!response.ok) { say('Cannot list this folder (' + response.status + ').'); entries = []; renderRows(true); return; }
-    const data = await response.json();
-    entries = data.entries;
-    sortEntries();
-    renderRows(true);
-    say(entries.length === 1 ? '1 item' : entries.length + ' items');
+async function runSearch(q) {
+  S.search = { q, items: [], next: undefined, loading: false };
+  S.selected.clear();
+  await moreResults();
+}
+
+async function moreResults() {
+  const s = S.search;
+  if (!s) return;
+  await fetchPage(s, 'search=' + enc(s.q), (x) => Object.assign(fromPath(x), { mtime: Date.parse(x.modified) / 1000 }));
+  if (S.search !== s) return;
+  if (s.error && !s.items.length) {
+    const q = s.q.toLowerCase();
+    s.items = S.entries.filter((e) => e.name.toLowerCase().includes(q)).map((e) => Object.assign({}, e, { path: e.name }));
   }
+  render();
+  count(s.error ? s.items.length + ' found for “' + s.q + '” in this folder only (the server cannot search below: ' + s.error + ')' : s.items.length + (s.next ? '+' : '') + ' found for “' + s.q + '” in this folder and below');
+}
 
-  function sortEntries() {
-    const key = sortKey;
-    const cmp = (a, b) => {
-      if (a.dir !== b.dir) return a.dir ? -1 : 1;
-      let r = 0;
-      if (key === 'size' || key === 'mtime') r = a[key] - b[key];
-      else if (key === 'type') r = a.type.localeCompare(b.type);
-      if (r === 0) r = a.name.localeCompare(b.name, undefined, { numeric: true });
-      return r * sortDir;
-    };
-    entries.sort(cmp);
-    document.querySelectorAll('.row.head button[data-sort]').forEach((b) => {
-      if (b.dataset.sort === sortKey) b.parentElement.setAttribute('aria-sort', sortDir > 0 ? 'ascending' : 'descending');
-      else b.parentElement.removeAttribute('aria-sort');
-    });
+function renderCrumbs() {
+  const nav = $('crumbs');
+  nav.textContent = '';
+  const parts = [MODE === 'share' ? 'Shared: ' + SHARED : 'Home'].concat(S.folder);
+  parts.forEach((name, i) => {
+    if (i > 0) nav.append(el('span', 'sep', '/'));
+    const a = el('a', null, name, { href: folderHash(S.folder.slice(0, i)) });
+    if (i === parts.length - 1) a.setAttribute('aria-current', 'page');
+    nav.append(a);
+  });
+  document.title = (S.folder[S.folder.length - 1] || (MODE === 'share' ? SHARED : 'Home')) + ' · Skylift';
+}
+
+function render() {
+  const list = S.search || S.view === 'list';
+  $('table').hidden = !list;
+  $('gallery').hidden = list;
+  body.dataset.view = S.search ? 'search' : S.view;
+  for (const v of ['list', 'grid', 'timeline']) $('view-' + v).setAttribute('aria-pressed', String(S.view === v && !S.search));
+  $('group').hidden = S.view !== 'timeline' || !!S.search;
+  if (!S.search && S.view !== 'timeline') count(S.entries.length === 1 ? '1 item' : S.entries.length + ' items');
+  if (list) renderRows(true);
+  else gallery.setItems(shown(), S.view === 'timeline' ? (e) => groupLabel(e.taken, S.groupBy) : null);
+  updateSelection();
+}
+
+function setView(v) {
+  S.view = v;
+  localStorage.setItem('skylift.view', v);
+  S.search = null;
+  $('q').value = '';
+  S.selected.clear();
+  if (v === 'timeline' && !S.timeline) loadTimeline(); else render();
+}
+
+// ---- list view: only the rows in view exist in the page -----------------------------------------------
+const rowHeight = () => parseInt(getComputedStyle(document.documentElement).getPropertyValue('--row'), 10) || 44;
+let rendered = '';
+
+function renderRows(force) {
+  const scroller = $('scroller');
+  const items = shown();
+  const h = rowHeight();
+  $('spacer').style.height = items.length * h + 'px';
+  const first = Math.max(0, Math.floor(scroller.scrollTop / h) - 5);
+  const last = Math.min(items.length, first + Math.ceil((scroller.clientHeight || 600) / h) + 10);
+  const key = first + ':' + last + ':' + h;
+  if (!force && key === rendered) return;
+  rendered = key;
+  const rows = $('rows');
+  rows.style.top = first * h + 'px';
+  rows.textContent = '';
+  for (let i = first; i < last; i++) rows.append(row(items[i], i));
+  if (S.search && last >= items.length - 5 && S.search.next) moreResults();
+}
+
+// Thumbnails come from `?thumb`; where the server has none (an older server, or a file it cannot read)
+// the tile keeps its icon. After a few failures and no success, no more are asked for in this page.
+const thumbs = { ok: 0, failed: 0 };
+function picture(e, size, cls) {
+  const box = el('span', cls, null, { 'aria-hidden': 'true' });
+  box.append(shape(e));
+  if (e.dir || !hasThumb(e.type) || (thumbs.failed >= 3 && !thumbs.ok)) return box;
+  const img = el('img', null, null, { alt: '', decoding: 'async', src: thumbURL(e, size) });
+  img.hidden = true;
+  img.addEventListener('load', () => { thumbs.ok++; img.hidden = false; box.classList.add('has-thumb'); });
+  img.addEventListener('error', () => { thumbs.failed++; img.remove(); });
+  box.append(img);
+  return box;
+}
+
+function openItem(e, ev) {
+  if (e.dir) return;
+  if (isMedia(e.type) || isText(e.type, e.name) || isPDF(e.type, e.name)) { ev.preventDefault(); openViewer(e); }
+}
+
+function nameLink(e) {
+  const a = el('a', null, S.search ? e.path : e.name, { href: e.dir ? folderHash(e.segs) : fileURL(e.segs) });
+  if (!e.dir) a.addEventListener('click', (ev) => openItem(e, ev));
+  return a;
+}
+
+function pickBox(e, i) {
+  const box = el('input', 'pick', null, { type: 'checkbox', 'aria-label': 'Select ' + e.name });
+  box.checked = S.selected.has(keyOf(e));
+  box.addEventListener('click', (ev) => { ev.stopPropagation(); select(i, ev.shiftKey ? 'range' : 'toggle'); });
+  return box;
+}
+
+function actionsFor(e) {
+  const acts = el('span', 'c-act', null, { role: 'cell' });
+  if (MODE === 'app') {
+    acts.append(
+      button('Rename', 'Rename ' + e.name, () => rename(e)),
+      button('Move', 'Move ' + e.name, () => move([e])),
+      button('Delete', 'Delete ' + e.name, () => remove([e])),
+      button('Share', 'Share ' + e.name, () => shares.create('/' + e.segs.join('/'), e.name)));
+  } else {
+    const a = el('a', 'button', e.dir ? 'Download zip' : 'Download', { href: e.dir ? folderURL(e.segs) + '?zip' : fileURL(e.segs),
+      download: e.dir ? e.name + '.zip' : e.name, 'aria-label': 'Download ' + e.name });
+    acts.append(a);
   }
+  return acts;
+}
 
-  function renderCrumbs() {
-    const nav = $('crumbs');
-    nav.textContent = '';
-    const parts = [MODE === 'share' ? 'Shared' : 'Home'].concat(folder);
-    parts.forEach((name, i) => {
-      if (i > 0) { const s = document.createElement('span'); s.className = 'sep'; s.textContent = '/'; nav.append(s); }
-      const a = document.createElement('a');
-      a.href = folderHash(folder.slice(0, i));
-      a.textContent = name;
-      if (i === parts.length - 1) a.setAttribute('aria-current', 'page');
-      nav.append(a);
-    });
-    document.title = (folder[folder.length - 1] || (MODE === 'share' ? 'Shared' : 'Home')) + ' · Skylift';
+function row(e, i) {
+  const r = el('div', 'row', null, { role: 'row', 'data-name': S.search ? e.path : e.name, 'data-index': String(i) });
+  if (S.selected.has(keyOf(e))) r.classList.add('selected');
+  const name = el('span', 'c-name', null, { role: 'cell' });
+  name.append(picture(e, 128, 'icon'), nameLink(e));
+  const cell = (cls, text, title) => el('span', cls, text, Object.assign({ role: 'cell' }, title ? { title } : {}));
+  r.append(el('span', 'c-pick', null, { role: 'cell' }), name, cell('c-size', e.dir ? '' : humanSize(e.size)),
+    cell('c-date', stamp(new Date(e.mtime * 1000))), cell('c-type', typeName(e.type, e.name), e.dir ? '' : e.type), actionsFor(e));
+  r.firstChild.append(pickBox(e, i));
+  r.addEventListener('click', (ev) => rowClick(ev, i));
+  return r;
+}
+
+function tile(e, i) {
+  const t = el('div', 'tile', null, { role: 'gridcell', 'data-name': S.search ? e.path : e.name, 'data-index': String(i), title: e.path || e.name });
+  if (S.selected.has(keyOf(e))) t.classList.add('selected');
+  const a = nameLink(e);
+  a.className = 'tile-link';
+  a.textContent = '';
+  a.append(picture(e, 256, 'thumb'), el('span', 'tile-name', e.name));
+  t.append(a, pickBox(e, i));
+  t.addEventListener('click', (ev) => rowClick(ev, i));
+  return t;
+}
+
+// ---- selection: click, ctrl-click, shift-click, select all --------------------------------------------
+function rowClick(ev, i) {
+  if (ev.target.closest('a, button, input')) {
+    if (ev.target.closest('a') && (ev.ctrlKey || ev.metaKey || ev.shiftKey)) { ev.preventDefault(); select(i, ev.shiftKey ? 'range' : 'toggle'); }
+    return;
   }
+  select(i, ev.shiftKey ? 'range' : 'toggle');
+}
 
-  // Only the rows in view exist in the page, so a folder of 10,000 entries scrolls as fast as one of ten.
-  const rowHeight = () => parseInt(getComputedStyle(document.documentElement).getPropertyValue('--row'), 10) || 44;
-  let rendered = '';
-
-  function renderRows(force) {
-    const scroller = $('scroller');
-    const h = rowHeight();
-    $('spacer').style.height = entries.length * h + 'px';
-    const first = Math.max(0, Math.floor(scroller.scrollTop / h) - 5);
-    const last = Math.min(entries.length, first + Math.ceil((scroller.clientHeight || 600) / h) + 10);
-    const key = first + ':' + last + ':' + h;
-    if (!force && key === rendered) return;
-    rendered = key;
-    const rows = $('rows');
-    rows.style.top = first * h + 'px';
-    rows.textContent = '';
-    for (let i = first; i < last; i++) rows.append(row(entries[i]));
+function select(i, how) {
+  const items = shown();
+  if (how === 'range' && S.anchor >= 0) {
+    const [a, b] = S.anchor < i ? [S.anchor, i] : [i, S.anchor];
+    for (let k = a; k <= b; k++) S.selected.add(keyOf(items[k]));
+  } else {
+    const k = keyOf(items[i]);
+    if (S.selected.has(k)) S.selected.delete(k); else S.selected.add(k);
   }
+  S.anchor = i;
+  refreshSelection();
+}
 
-  // Icons are drawn as SVG, not emoji: a phone or a server without an emoji font still shows them.
-  const SHAPES = {
-    folder: 'M2 5a1 1 0 0 1 1-1h5l2 2h9a1 1 0 0 1 1 1v11a1 1 0 0 1-1 1H3a1 1 0 0 1-1-1z',
-    video: 'M3 5h13v14H3zM16 10l5-3v10l-5-3z',
-    audio: 'M9 17a3 3 0 1 1-2-2.8V4l11-2v12a3 3 0 1 1-2-2.8V5.4L9 6.7z',
-    file: 'M5 2h9l5 5v15H5zM14 2v5h5',
-  };
+function selectAll(on) {
+  S.selected.clear();
+  if (on) shown().forEach((e) => S.selected.add(keyOf(e)));
+  refreshSelection();
+}
 
-  function icon(e) {
-    const span = document.createElement('span');
-    span.className = 'icon';
-    span.setAttribute('aria-hidden', 'true');
-    if (!e.dir && e.type.startsWith('image/')) {
-      const img = document.createElement('img');
-      img.loading = 'lazy';
-      img.alt = '';
-      img.src = fileURL(folder.concat(e.name));
-      span.append(img);
-      return span;
+const selectedItems = () => shown().filter((e) => S.selected.has(keyOf(e)));
+
+function refreshSelection() {
+  document.querySelectorAll('#rows .row, #gitems .tile').forEach((r) => {
+    const e = shown()[+r.dataset.index];
+    const on = !!e && S.selected.has(keyOf(e));
+    r.classList.toggle('selected', on);
+    const box = r.querySelector('input.pick');
+    if (box) box.checked = on;
+  });
+  updateSelection();
+}
+
+function updateSelection() {
+  const n = S.selected.size;
+  $('selbar').hidden = n === 0;
+  $('sel-count').textContent = n === 1 ? '1 selected' : n + ' selected';
+  const all = $('pick-all');
+  all.checked = n > 0 && n === shown().length;
+  all.indeterminate = n > 0 && n < shown().length;
+  // A zip names members of the folder shown; search and timeline results may lie deeper.
+  const direct = selectedItems().every((e) => e.segs.length === S.folder.length + 1);
+  $('sel-zip').disabled = !direct;
+  $('sel-zip').title = direct ? '' : 'Only members of this folder can be zipped together';
+}
+
+function zipSelection() {
+  const names = selectedItems().map((e) => e.name);
+  const a = el('a', null, null, { href: folderURL(S.folder) + '?zip' + names.map((n) => '&name=' + enc(n)).join(''),
+    download: (S.folder[S.folder.length - 1] || 'files') + '.zip' });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  say('Downloading ' + names.length + (names.length === 1 ? ' item' : ' items') + ' as a zip.');
+}
+
+// ---- viewer: the items of the view, in its order -------------------------------------------------------
+let viewing = -1;
+let returnFocus = null;
+const viewable = () => shown().filter((e) => !e.dir && (isMedia(e.type) || isText(e.type, e.name) || isPDF(e.type, e.name)));
+
+function openViewer(e) {
+  const list = viewable();
+  viewing = list.findIndex((x) => keyOf(x) === keyOf(e));
+  if (viewing < 0) return;
+  returnFocus = document.activeElement;
+  $('viewer').hidden = false;
+  show();
+  $('close').focus();
+}
+
+async function show() {
+  const list = viewable();
+  const e = list[viewing];
+  const stage = $('stage');
+  stage.textContent = '';
+  $('viewer-name').textContent = e.name + ' (' + (viewing + 1) + ' of ' + list.length + ')';
+  $('viewer-open').href = fileURL(e.segs);
+  $('prev').disabled = viewing === 0;
+  $('next').disabled = viewing === list.length - 1;
+  const src = fileURL(e.segs);
+  if (isMedia(e.type)) {
+    let m;
+    if (e.type.startsWith('image/')) m = el('img', null, null, { alt: e.name });
+    else { m = el(e.type.startsWith('video/') ? 'video' : 'audio'); m.controls = true; m.autoplay = true; m.preload = 'metadata'; }
+    m.src = src;
+    m.id = 'media';
+    stage.append(m);
+  } else if (isPDF(e.type, e.name)) {
+    stage.append(pdfPreview(src, e.name));
+  } else {
+    const at = viewing;
+    try {
+      const node = await textPreview(src, isMarkdown(e.type, e.name));
+      if (at === viewing) stage.append(node);
+    } catch (err) { if (at === viewing) stage.append(el('p', 'error', err.message)); }
+  }
+}
+
+function step(d) {
+  const n = viewing + d;
+  if (n >= 0 && n < viewable().length) { viewing = n; show(); }
+}
+
+function closeViewer() {
+  $('stage').textContent = '';
+  $('viewer').hidden = true;
+  viewing = -1;
+  if (returnFocus) returnFocus.focus();
+}
+
+// ---- managing ------------------------------------------------------------------------------------------
+async function davRequest(method, segs, headers) {
+  const r = await fetch(fileURL(segs), { method, headers: headers || {} });
+  if (!r.ok) throw new Error(method + ' failed: ' + r.status + ' ' + (await r.text()).trim());
+  return r;
+}
+
+async function act(what, fn) {
+  try { await fn(); await load(); say(what); } catch (e) { await load(); say(e.message); }
+}
+
+async function rename(e) {
+  const n = await askText('Rename', 'New name for “' + e.name + '”', e.name, 'Rename', validName);
+  if (n === null || n === e.name) return;
+  act('Renamed.', () => davRequest('MOVE', e.segs, { Destination: absolute(fileURL(e.segs.slice(0, -1).concat(n))), Overwrite: 'F' }));
+}
+
+async function folderNames(segs) {
+  const r = await fetch(folderURL(segs) + '?list', { cache: 'no-store' });
+  if (!r.ok) throw new Error(String(r.status));
+  return (await r.json()).entries.filter((x) => x.dir).map((x) => x.name);
+}
+
+async function move(items) {
+  const what = items.length === 1 ? '“' + items[0].name + '”' : items.length + ' items';
+  const to = await pickFolder('Move ' + what, S.folder, folderNames, 'Move here');
+  if (!to) return;
+  act(items.length === 1 ? 'Moved.' : 'Moved ' + items.length + ' items.', async () => {
+    for (const e of items) {
+      if (to.join('/') === e.segs.slice(0, -1).join('/')) continue;
+      await davRequest('MOVE', e.segs, { Destination: absolute(fileURL(to.concat(e.name))), Overwrite: 'F' });
     }
-    const kind = e.dir ? 'folder' : e.type.startsWith('video/') ? 'video' : e.type.startsWith('audio/') ? 'audio' : 'file';
-    const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
-    svg.setAttribute('viewBox', '0 0 24 24');
-    svg.setAttribute('class', 'shape ' + kind);
-    const path = document.createElementNS('http://www.w3.org/2000/svg', 'path');
-    path.setAttribute('d', SHAPES[kind]);
-    svg.append(path);
-    span.append(svg);
-    return span;
-  }
+  });
+}
 
-  function when(seconds) {
-    const d = new Date(seconds * 1000);
-    const two = (n) => String(n).padStart(2, '0');
-    return d.getFullYear() + '-' + two(d.getMonth() + 1) + '-' + two(d.getDate()) + ' ' + two(d.getHours()) + ':' + two(d.getMinutes());
-  }
+async function remove(items) {
+  const dirs = items.some((e) => e.dir);
+  const what = items.length === 1 ? '“' + items[0].name + '”' : items.length + ' items';
+  if (!await confirmAction('Delete ' + what + '?', 'Delete ' + what + (dirs ? ' and everything in ' + (items.length === 1 ? 'it' : 'the folders') : '') +
+    '? This cannot be undone.', 'Delete', true)) return;
+  act(items.length === 1 ? 'Deleted.' : 'Deleted ' + items.length + ' items.', async () => { for (const e of items) await davRequest('DELETE', e.segs); });
+}
 
-  function button(label, title, action) {
-    const b = document.createElement('button');
-    b.type = 'button';
-    b.textContent = label;
-    b.setAttribute('aria-label', title);
-    b.addEventListener('click', action);
-    return b;
-  }
+async function newFolder() {
+  const n = await askText('New folder', 'Name of the new folder', '', 'Create', validName);
+  if (n === null) return;
+  act('Folder created.', () => davRequest('MKCOL', S.folder.concat(n)));
+}
 
-  function row(e) {
-    const r = document.createElement('div');
-    r.className = 'row';
-    r.setAttribute('role', 'row');
-    r.dataset.name = e.name;
-    const name = document.createElement('span');
-    name.className = 'c-name';
-    name.setAttribute('role', 'cell');
-    const a = document.createElement('a');
-    a.textContent = e.name;
-    if (e.dir) a.href = folderHash(folder.concat(e.name));
-    else {
-      a.href = fileURL(folder.concat(e.name));
-      if (MEDIA.test(e.type)) a.addEventListener('click', (ev) => { ev.preventDefault(); openViewer(e.name); });
-    }
-    name.append(icon(e), a);
-    const cell = (cls, text) => { const s = document.createElement('span'); s.className = cls; s.setAttribute('role', 'cell'); s.textContent = text; return s; };
-    const acts = document.createElement('span');
-    acts.className = 'c-act';
-    acts.setAttribute('role', 'cell');
-    if (MODE === 'app') {
-      acts.append(
-        button('Rename', 'Rename ' + e.name, () => rename(e)),
-        button('Move', 'Move ' + e.name, () => move(e)),
-        button('Delete', 'Delete ' + e.name, () => remove(e)),
-        button('Share', 'Share ' + e.name, () => share(e)));
-    }
-    r.append(name, cell('c-size', e.dir ? '' : humanSize(e.size)),
-      cell('c-date', when(e.mtime)), cell('c-type', e.dir ? 'folder' : e.type), acts);
-    return r;
-  }
+// ---- uploads -------------------------------------------------------------------------------------------
+const uploader = new Uploader(folderURL, ROOT, (dest) => { if (dest.join('/') === S.folder.join('/') && !S.search) load(); }, say);
 
-  // ---- viewer --------------------------------------------------------------------------------------------
-  let viewing = -1;
-  let returnFocus = null;
-  const media = () => entries.filter((e) => !e.dir && MEDIA.test(e.type));
+function pickFiles(input, useRelative) {
+  const items = Array.from(input.files).map((file) => ({ file, rel: useRelative && file.webkitRelativePath ? file.webkitRelativePath : file.name }));
+  input.value = '';
+  uploader.enqueue(items, S.folder);
+}
 
-  function openViewer(name) {
-    const list = media();
-    viewing = list.findIndex((e) => e.name === name);
-    if (viewing < 0) return;
-    returnFocus = document.activeElement;
-    $('viewer').hidden = false;
-    show();
-    $('close').focus();
-  }
-
-  function show() {
-    const list = media();
-    const e = list[viewing];
-    const stage = $('stage');
-    stage.textContent = '';
-    $('viewer-name').textContent = e.name + ' (' + (viewing + 1) + ' of ' + list.length + ')';
-    const src = fileURL(folder.concat(e.name));
-    let el;
-    if (e.type.startsWith('image/')) { el = document.createElement('img'); el.alt = e.name; }
-    else { el = document.createElement(e.type.startsWith('video/') ? 'video' : 'audio'); el.controls = true; el.autoplay = true; el.preload = 'metadata'; }
-    el.src = src;
-    el.id = 'media';
-    stage.append(el);
-    $('prev').disabled = viewing === 0;
-    $('next').disabled = viewing === list.length - 1;
-  }
-
-  function step(d) {
-    const n = viewing + d;
-    if (n >= 0 && n < media().length) { viewing = n; show(); }
-  }
-
-  function closeViewer() {
-    $('stage').textContent = '';
-    $('viewer').hidden = true;
-    viewing = -1;
-    if (returnFocus) returnFocus.focus();
-  }
-
-  // ---- managing ------------------------------------------------------------------------------------------
-  async function davRequest(method, segs, headers) {
-    const r = await fetch(fileURL(segs), { method, headers: headers || {} });
-    if (!r.ok) throw new Error(method + ' failed: ' + r.status + ' ' + (await r.text()).trim());
-    return r;
-  }
-
-  async function act(what, fn) {
-    try { await fn(); say(what); } catch (e) { say(e.message); alert(e.message); }
-    await load();
-  }
-
-  function validName(n) { return n && n !== '.' && n !== '..' && !n.includes('/'); }
-
-  function rename(e) {
-    const n = prompt('New name for "' + e.name + '"', e.name);
-    if (n === null || n === e.name) return;
-    if (!validName(n)) { alert('A name cannot be empty, "." or "..", or hold "/".'); return; }
-    act('Renamed.', () => davRequest('MOVE', folder.concat(e.name),
-      { Destination: absolute(fileURL(folder.concat(n))), Overwrite: 'F' }));
-  }
-
-  function move(e) {
-    const to = prompt('Move "' + e.name + '" to which folder? (a path from Home, e.g. /photos/2026)', '/' + folder.join('/'));
-    if (to === null) return;
-    const segs = to.split('/').filter(Boolean);
-    if (segs.some((s) => !validName(s))) { alert('That is not a folder path.'); return; }
-    act('Moved.', () => davRequest('MOVE', folder.concat(e.name),
-      { Destination: absolute(fileURL(segs.concat(e.name))), Overwrite: 'F' }));
-  }
-
-  function remove(e) {
-    if (!confirm('Delete "' + e.name + '"' + (e.dir ? ' and everything in it' : '') + '? This cannot be undone.')) return;
-    act('Deleted.', () => davRequest('DELETE', folder.concat(e.name)));
-  }
-
-  function newFolder() {
-    const n = prompt('Name of the new folder');
-    if (n === null) return;
-    if (!validName(n)) { alert('A name cannot be empty, "." or "..", or hold "/".'); return; }
-    act('Folder created.', () => davRequest('MKCOL', folder.concat(n)));
-  }
-
-  async function share(e) {
-    const days = prompt('Share "' + e.name + '" read-only for how many days?', '7');
-    if (days === null) return;
-    const r = await fetch(ROOT + 'api/share', { method: 'POST', headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ path: '/' + folder.concat(e.name).join('/'), expires: days + 'd' }) });
-    if (!r.ok) { alert('Cannot share: ' + (await r.text()).trim()); return; }
-    const link = absolute(ROOT + (await r.json()).link);
-    say('Share link: ' + link);
-    prompt('Read-only link (copy it):', link);
-  }
-
-  // ---- uploads (tus 1.0, resumable) ----------------------------------------------------------------------
-  const TUS = { 'Tus-Resumable': '1.0.0' };
-  const chunkSize = () => parseInt(localStorage.getItem('skylift.chunk') || '', 10) || 8 * 1024 * 1024;
-  const pending = [];
-  let running = false;
-  let totalBytes = 0;
-  let doneBytes = 0;
-  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-  const b64 = (s) => { let bin = ''; new TextEncoder().encode(s).forEach((b) => { bin += String.fromCharCode(b); }); return btoa(bin); };
-
-  function enqueue(items) {
-    if (!items.length) return;
-    $('uploads').hidden = false;
-    for (const item of items) {
-      item.dest = folder.slice();
-      item.ui = uploadRow(item);
-      totalBytes += item.file.size;
-      pending.push(item);
-    }
-    updateTotal();
-    if (!running) drain();
-  }
-
-  function uploadRow(item) {
-    const li = document.createElement('li');
-    const label = document.createElement('span');
-    label.textContent = item.rel;
-    const bar = document.createElement('progress');
-    bar.max = Math.max(1, item.file.size);
-    bar.value = 0;
-    bar.setAttribute('aria-label', 'Progress of ' + item.rel);
-    const note = document.createElement('span');
-    note.className = 'note';
-    li.dataset.name = item.rel;
-    li.append(label, bar, note);
-    $('upload-list').append(li);
-    return { li, bar, note, sent: 0 };
-  }
-
-  function progress(item, at) {
-    doneBytes += at - item.ui.sent;
-    item.ui.sent = at;
-    item.ui.bar.value = at;
-    updateTotal();
-  }
-
-  function updateTotal() {
-    $('upload-total-bar').max = Math.max(1, totalBytes);
-    $('upload-total-bar').value = doneBytes;
-    $('upload-total').textContent = humanSize(doneBytes) + ' of ' + humanSize(totalBytes);
-  }
-
-  async function drain() {
-    running = true;
-    while (pending.length) {
-      const item = pending.shift();
-      try {
-        await upload(item);
-        item.ui.li.dataset.state = 'done';
-        item.ui.note.textContent = item.ui.note.textContent ? item.ui.note.textContent + '; done' : 'done';
-      } catch (e) {
-        item.ui.li.dataset.state = 'failed';
-        item.ui.note.textContent = 'failed: ' + e.message;
+async function dropped(dataTransfer) {
+  const items = [];
+  const entriesIn = Array.from(dataTransfer.items || []).map((i) => i.webkitGetAsEntry && i.webkitGetAsEntry()).filter(Boolean);
+  if (!entriesIn.length) Array.from(dataTransfer.files).forEach((file) => items.push({ file, rel: file.name }));
+  async function walk(entry) {
+    if (entry.isFile) {
+      const file = await new Promise((res, rej) => entry.file(res, rej));
+      items.push({ file, rel: entry.fullPath.replace(/^\//, '') });
+    } else if (entry.isDirectory) {
+      const reader = entry.createReader();
+      for (;;) {
+        const batch = await new Promise((res, rej) => reader.readEntries(res, rej));
+        if (!batch.length) break;
+        for (const child of batch) await walk(child);
       }
-      if (item.dest.join('/') === folder.join('/')) load();
     }
-    running = false;
   }
+  for (const e of entriesIn) await walk(e);
+  uploader.enqueue(items, S.folder);
+}
 
-  function fatal(message) { const e = new Error(message); e.fatal = true; return e; }
+// ---- wiring --------------------------------------------------------------------------------------------
+const shares = new SharesUI(ROOT, say);
+const gallery = new Gallery($('gscroller'), $('gspacer'), $('gitems'), tile, () => { if (S.view === 'timeline' && !S.search) loadTimeline(); });
 
-  // The upload URL is kept in localStorage under the file's identity, so after a reload (the same file
-  // picked again) or a lost connection the upload continues from the offset the server reports.
-  async function upload(item) {
-    const f = item.file;
-    const key = 'skylift.upload:' + JSON.stringify([item.dest, item.rel, f.size, f.lastModified]);
-    let url = localStorage.getItem(key);
-    let offset = 0;
-    if (url) {
-      const r = await fetch(url, { method: 'HEAD', headers: TUS, cache: 'no-store' });
-      if (r.ok) {
-        offset = parseInt(r.headers.get('Upload-Offset'), 10) || 0;
-        item.ui.li.dataset.resumedFrom = String(offset);
-        item.ui.note.textContent = 'resumed from ' + humanSize(offset);
-      } else { localStorage.removeItem(key); url = null; }
-    }
-    if (!url) {
-      const headers = Object.assign({ 'Upload-Length': String(f.size),
-        'Upload-Metadata': 'filename ' + b64(f.name) + ',relativePath ' + b64(item.rel) }, TUS);
-      const r = await fetch(folderURL(item.dest), { method: 'POST', headers });
-      if (r.status !== 201) throw fatal('server refused the upload (' + r.status + ')');
-      url = ROOT + 'uploads/' + (r.headers.get('Location') || '').split('/').pop();
-      if (f.size > 0) localStorage.setItem(key, url);
-    }
-    progress(item, offset);
-    let failures = 0;
-    while (offset < f.size) {
-      try {
-        offset = await patch(url, f, offset, item);
-        failures = 0;
-      } catch (e) {
-        if (e.fatal || ++failures > 8) { if (e.fatal) localStorage.removeItem(key); throw e; }
-        item.ui.note.textContent = 'connection lost; retrying';
-        item.ui.li.dataset.retries = String(failures);
-        await sleep(Math.min(30000, 500 * 2 ** failures));
-        try {
-          const r = await fetch(url, { method: 'HEAD', headers: TUS, cache: 'no-store' });
-          if (r.status === 404 || r.status === 410) { localStorage.removeItem(key); throw fatal('the upload expired on the server'); }
-          if (r.ok) offset = parseInt(r.headers.get('Upload-Offset'), 10) || offset;
-        } catch (h) { if (h.fatal) throw h; }
-      }
-    }
-    localStorage.removeItem(key);
-    progress(item, f.size);
-  }
-
-  function patch(url, f, offset, item) {
-    return new Promise((resolve, reject) => {
-      const xhr = new XMLHttpRequest();
-      xhr.open('PATCH', url);
-      xhr.setRequestHeader('Tus-Resumable', '1.0.0');
-      xhr.setRequestHeader('Upload-Offset', String(offset));
-      xhr.setRequestHeader('Content-Type', 'application/offset+octet-stream');
-      xhr.upload.onprogress = (ev) => progress(item, offset + ev.loaded);
-      xhr.onload = () => {
-        if (xhr.status === 204) resolve(parseInt(xhr.getResponseHeader('Upload-Offset'), 10));
-        else if (xhr.status === 409 || xhr.status === 423 || xhr.status >= 500) reject(new Error('server answered ' + xhr.status));
-        else reject(fatal('server answered ' + xhr.status + ': ' + xhr.responseText.trim()));
-      };
-      xhr.onerror = () => reject(new Error('connection lost'));
-      xhr.send(f.slice(offset, Math.min(f.size, offset + chunkSize())));
-    });
-  }
-
-  function pickFiles(input, useRelative) {
-    const items = Array.from(input.files).map((file) => ({ file, rel: useRelative && file.webkitRelativePath ? file.webkitRelativePath : file.name }));
-    input.value = '';
-    enqueue(items);
-  }
-
-  async function dropped(dataTransfer) {
-    const items = [];
-    const entriesIn = Array.from(dataTransfer.items || []).map((i) => i.webkitGetAsEntry && i.webkitGetAsEntry()).filter(Boolean);
-    if (!entriesIn.length) { Array.from(dataTransfer.files).forEach((file) => items.push({ file, rel: file.name })); }
-    async function walk(entry) {
-      if (entry.isFile) {
-        const file = await new Promise((res, rej) => entry.file(res, rej));
-        items.push({ file, rel: entry.fullPath.replace(/^\//, '') });
-      } else if (entry.isDirectory) {
-        const reader = entry.createReader();
-        for (;;) {
-          const batch = await new Promise((res, rej) => reader.readEntries(res, rej));
-          if (!batch.length) break;
-          for (const child of batch) await walk(child);
-        }
-      }
-    }
-    for (const e of entriesIn) await walk(e);
-    enqueue(items);
-  }
-
-  // ---- wiring --------------------------------------------------------------------------------------------
+function wire() {
   document.querySelectorAll('.row.head button[data-sort]').forEach((b) => b.addEventListener('click', () => {
-    if (sortKey === b.dataset.sort) sortDir = -sortDir; else { sortKey = b.dataset.sort; sortDir = 1; }
+    if (S.sortKey === b.dataset.sort) S.sortDir = -S.sortDir; else { S.sortKey = b.dataset.sort; S.sortDir = 1; }
     sortEntries();
     renderRows(true);
   }));
   $('scroller').addEventListener('scroll', () => renderRows(false), { passive: true });
   window.addEventListener('resize', () => renderRows(true));
   window.addEventListener('hashchange', load);
+  for (const v of ['list', 'grid', 'timeline']) $('view-' + v).addEventListener('click', () => setView(v));
+  $('group').value = S.groupBy;
+  $('group').addEventListener('change', () => { S.groupBy = $('group').value; localStorage.setItem('skylift.group', S.groupBy); render(); });
+  $('search').addEventListener('submit', (ev) => { ev.preventDefault(); const q = $('q').value.trim(); if (q) runSearch(q); else load(); });
+  $('q').addEventListener('search', () => { if (!$('q').value && S.search) { S.search = null; render(); } });
+  $('pick-all').addEventListener('change', () => selectAll($('pick-all').checked));
+  $('sel-all').addEventListener('click', () => selectAll(true));
+  $('sel-clear').addEventListener('click', () => selectAll(false));
+  $('sel-zip').addEventListener('click', zipSelection);
+  $('sel-delete').addEventListener('click', () => remove(selectedItems()));
+  $('sel-move').addEventListener('click', () => move(selectedItems()));
   $('prev').addEventListener('click', () => step(-1));
   $('next').addEventListener('click', () => step(1));
   $('close').addEventListener('click', closeViewer);
-  document.addEventListener('keydown', (ev) => {
-    if ($('viewer').hidden) return;
-    if (ev.key === 'Escape') closeViewer();
-    else if (ev.key === 'ArrowLeft' && !(ev.target instanceof HTMLMediaElement)) step(-1);
-    else if (ev.key === 'ArrowRight' && !(ev.target instanceof HTMLMediaElement)) step(1);
-  });
+  document.addEventListener('keydown', keys);
   if (MODE === 'app') {
     $('pick-files').addEventListener('change', () => pickFiles($('pick-files'), false));
     $('pick-folder').addEventListener('change', () => pickFiles($('pick-folder'), true));
     $('new-folder').addEventListener('click', newFolder);
-    let depth = 0;
-    document.addEventListener('dragenter', (ev) => { ev.preventDefault(); depth++; $('drop').hidden = false; });
-    document.addEventListener('dragleave', () => { if (--depth <= 0) { depth = 0; $('drop').hidden = true; } });
-    document.addEventListener('dragover', (ev) => ev.preventDefault());
-    document.addEventListener('drop', (ev) => { ev.preventDefault(); depth = 0; $('drop').hidden = true; dropped(ev.dataTransfer); });
+    $('shares-open').addEventListener('click', () => shares.manage());
+    wireDrop();
   }
-  load();
-})();
+}
+
+function keys(ev) {
+  if (!$('viewer').hidden) {
+    if (ev.key === 'Escape') closeViewer();
+    else if (ev.key === 'ArrowLeft' && !(ev.target instanceof HTMLMediaElement)) step(-1);
+    else if (ev.key === 'ArrowRight' && !(ev.target instanceof HTMLMediaElement)) step(1);
+    return;
+  }
+  if ($('dialog').open || ev.target.closest('input, select, textarea')) return;
+  if ((ev.ctrlKey || ev.metaKey) && ev.key === 'a') { ev.preventDefault(); selectAll(true); }
+  else if (ev.key === 'Escape' && S.selected.size) selectAll(false);
+  else if (ev.key === 'Delete' && S.selected.size && MODE === 'app') remove(selectedItems());
+}
+
+function wireDrop() {
+  let depth = 0;
+  const hide = () => { depth = 0; $('drop').hidden = true; };
+  document.addEventListener('dragenter', (ev) => { ev.preventDefault(); depth++; $('drop').hidden = false; });
+  document.addEventListener('dragleave', () => { if (--depth <= 0) hide(); });
+  document.addEventListener('dragover', (ev) => ev.preventDefault());
+  document.addEventListener('dragend', hide);
+  document.addEventListener('drop', (ev) => { ev.preventDefault(); hide(); dropped(ev.dataTransfer); });
+}
+
+wire();
+load();
