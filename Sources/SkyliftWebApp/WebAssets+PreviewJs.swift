@@ -18,7 +18,8 @@ export async function textPreview(url, markdown) {
   const text = new TextDecoder('utf-8').decode(buffer);
   const box = el('div', markdown ? 'preview markdown' : 'preview text', null, { id: 'preview', tabindex: '0' });
   if (markdown) box.append(...renderMarkdown(text)); else box.append(el('pre', null, text));
-  if (r.status === 206) box.append(el('p', 'note', 'Only the first ' + (TEXT_LIMIT >> 20) + ' MB is shown.'));
+  const total = parseInt((r.headers.get('Content-Range') || '').split('/')[1], 10);
+  if (r.status === 206 && total > TEXT_LIMIT) box.append(el('p', 'note', 'Only the first ' + (TEXT_LIMIT >> 20) + ' MB is shown.'));
   return box;
 }
 

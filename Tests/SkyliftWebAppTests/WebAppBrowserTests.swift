@@ -4,8 +4,10 @@ import Testing
 
 /// The web app in a real headless Chromium (Debian `chromium` + `chromium-driver`, `selenium` from PyPI), driven
 /// by Tests/WebAppTests/browser/app_test.py against the real `skylift serve`: sign-in, browse, upload,
-/// resume after a reload, video with seeking, image viewer, new folder/rename/move/delete, share links opened
-/// in a fresh browser with no cookie, sign-out.
+/// resume after a reload, video with seeking, image viewer, text/Markdown/PDF previews, grid (windowed, remembered),
+/// timeline, search, selection with zip/move/delete, new folder/rename/move/delete in page dialogs, share links
+/// made in a dialog (copied, read back from their QR code by zbarimg) and opened in a fresh browser with no
+/// cookie, the share list with revoke, sign-out.
 @Suite struct WebAppBrowserTests {
     static let scripts = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("browser")
 
@@ -17,7 +19,9 @@ import Testing
         #expect(status == 0, "\(output)")
         for step in ["sign in", "list, open a folder", "upload through the file input", "upload a whole folder", "reload mid-upload resumed",
                      "dropped connection",
-                     "video plays", "image viewer", "new folder, rename, move, delete", "share links", "sign out"] {
+                     "video plays", "image viewer", "text and Markdown previews", "grid of thumbnails", "3,000 entries",
+                     "timeline of a folder", "search", "select with click, shift-click", "new folder, rename, move, delete", "share links",
+                     "share list", "sign out"] {
             #expect(output.contains("ok " + step), "missing step \(step): \(output)")
         }
         let log = server.stop()
@@ -68,6 +72,7 @@ import Testing
         // The script drives these two; looking them up first names their packages when they are missing.
         _ = try TestPrograms.path("chromium")
         _ = try TestPrograms.path("chromedriver")
+        environment["SKYLIFT_ZBARIMG"] = try TestPrograms.path("zbarimg").path
         return try runProgram(try TestPrograms.python("selenium").path, [scripts.appendingPathComponent("app_test.py").path,
                                                                          server.url, server.root.path], environment: environment)
     }

@@ -8,14 +8,18 @@ Over HTTPS (`skylift serve --tls-self-signed`): SKYLIFT_SPKI is the server's pub
 prints after `sha256//`), which Chromium is told to trust; SKYLIFT_STEPS (comma-separated step names) runs a subset.
 """
 import hashlib
+import urllib.parse
 import os
+import subprocess
+import zipfile
 import sys
 import tempfile
 import time
 
 from selenium import webdriver
-from selenium.common.exceptions import NoAlertPresentException, StaleElementReferenceException
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
@@ -24,6 +28,7 @@ URL, ROOT = sys.argv[1].rstrip("/"), sys.argv[2]
 TOKEN = os.environ["SKYLIFT_TOKEN"]
 SPKI = os.environ.get("SKYLIFT_SPKI")
 TMP = tempfile.mkdtemp(prefix="skylift-browser-")
+DOWNLOADS = tempfile.mkdtemp(dir=TMP)
 
 
 def browser():
@@ -70,6 +75,30 @@ def row(driver, name):
         except StaleElementReferenceException:
             time.sleep(0.05)
     return None
+
+
+def write(rel, text):
+    with open(os.path.join(ROOT, *rel), "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def make_pdf(path, text="Hello PDF"):
+    """A one-page PDF with a line of text, written out by hand: objects, then the table of their offsets."""
+    stream = f"BT /F1 24 Tf 72 720 Td ({text}) Tj ET".encode()
+    objects = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+               b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
+               b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
+               b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for i, o in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % i + o + b"\nendobj\n"
+    table = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1) + b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, table)
+    with open(path, "wb") as f:
+        f.write(out)
 
 
 def sha(path):
@@ -248,48 +277,287 @@ def viewer(d):
     ok("image viewer with next/previous, from the keyboard")
 
 
-def answer_prompt(d, text):
-    alert = WebDriverWait(d, 10, ignored_exceptions=(NoAlertPresentException,)).until(lambda d: d.switch_to.alert)
+def open_folder(d, segs):
+    d.execute_script("location.hash = arguments[0]", "#/" + "/".join(urllib.parse.quote(x, safe="") for x in segs))
+    wait(d, f"crumbs of {segs}", lambda d: d.find_element(By.CSS_SELECTOR, "#crumbs a[aria-current]").text == (segs[-1] if segs else "Home"))
+
+
+def set_view(d, view):
+    d.find_element(By.ID, "view-" + view).click()
+    wait(d, f"{view} view", lambda d: d.find_element(By.ID, "view-" + view).get_attribute("aria-pressed") == "true")
+
+
+def tiles(d):
+    for _ in range(20):
+        try:
+            return [t.get_attribute("data-name") for t in d.find_elements(By.CSS_SELECTOR, "#gitems .tile")]
+        except StaleElementReferenceException:
+            time.sleep(0.05)
+    return []
+
+
+def preview(d):
+    """Text and Markdown open in the viewer as text nodes and built elements, never as the file's HTML; a PDF in
+    the browser's own viewer in a frame."""
+    write(("notes.md",), "# Notes\n\nSome **bold** and a [link](https://example.com/x) and [bad](javascript:alert(1)).\n\n"
+          "- one\n- two\n\n<script>window.pwned = 1</script><img src=x onerror='window.pwned = 2'>\n")
+    make_pdf(os.path.join(ROOT, "doc.pdf"))
+    d.refresh()
+    wait(d, "notes listed", lambda d: row(d, "notes.md"))
+    if row(d, "notes.md").find_element(By.CLASS_NAME, "c-type").text != "Markdown" or \
+            row(d, "clip.mp4").find_element(By.CLASS_NAME, "c-type").text != "MP4 video":
+        fail("the type column does not name types in words")
+    row(d, "notes.md").find_element(By.CSS_SELECTOR, ".c-name a").click()
+    wait(d, "rendered Markdown", lambda d: d.find_elements(By.CSS_SELECTOR, "#preview h1"))
+    p = d.find_element(By.ID, "preview")
+    links = [a.get_attribute("href") for a in p.find_elements(By.TAG_NAME, "a")]
+    if p.find_element(By.TAG_NAME, "h1").text != "Notes" or p.find_element(By.TAG_NAME, "strong").text != "bold" or \
+            len(p.find_elements(By.TAG_NAME, "li")) != 2 or links != ["https://example.com/x"]:
+        fail(f"Markdown rendered as {p.get_attribute('innerHTML')!r}")
+    if p.find_elements(By.CSS_SELECTOR, "script, img") or d.execute_script("return window.pwned") or "<script>" not in p.text:
+        fail("the file's HTML became elements")
+    d.find_element(By.ID, "close").click()
+    row(d, "doc.pdf").find_element(By.CSS_SELECTOR, ".c-name a").click()
+    frame = wait(d, "PDF frame", lambda d: (d.find_elements(By.CSS_SELECTOR, "#stage iframe#preview") or [None])[0])
+    if not frame.get_attribute("src").endswith("/dav/doc.pdf"):
+        fail(f"PDF frame shows {frame.get_attribute('src')}")
+    d.find_element(By.ID, "close").click()
+    ok("text and Markdown previews (safe), PDF in a frame, types in words")
+
+
+def grid(d):
+    """The grid shows tiles with thumbnails from ?thumb (or icons), is remembered across a reload, and the
+    viewer walks the grid's order."""
+    set_view(d, "grid")
+    wait(d, "tiles", lambda d: "one.png" in tiles(d) and "sub dir #1" in tiles(d))
+    img = d.find_element(By.CSS_SELECTOR, "#gitems .tile[data-name='one.png'] img")
+    if "?thumb=256&v=" not in img.get_attribute("src"):
+        fail(f"tile image {img.get_attribute('src')}")
+    wait(d, "a loaded thumbnail", lambda d: d.execute_script(
+        "const i = document.querySelector(\"#gitems .tile[data-name='one.png'] img\"); return i && i.complete && i.naturalWidth > 0"))
+    d.refresh()
+    wait(d, "grid after a reload", lambda d: d.find_element(By.ID, "gallery").is_displayed() and "one.png" in tiles(d))
+    d.find_element(By.CSS_SELECTOR, "#gitems .tile[data-name='one.png'] a").click()
+    wait(d, "viewer from the grid", lambda d: d.find_element(By.ID, "viewer-name").text.startswith("one.png"))
+    d.find_element(By.ID, "next").click()
+    wait(d, "next in the grid's order", lambda d: d.find_element(By.ID, "viewer-name").text.startswith("two.png"))
+    d.find_element(By.ID, "close").click()
+    icon = d.find_elements(By.CSS_SELECTOR, "#rows .row[data-name='one.png'] .icon img")
+    set_view(d, "list")
+    icon = d.find_element(By.CSS_SELECTOR, "#rows .row[data-name='one.png'] .icon img")
+    if "?thumb=128&v=" not in icon.get_attribute("src"):
+        fail(f"list icon {icon.get_attribute('src')}")
+    ok("grid of thumbnails, remembered, viewer in its order; list icons from ?thumb=128")
+
+
+def windowed(d):
+    """3,000 entries: only a screenful of rows or tiles is in the page, and the last one appears on scrolling."""
+    os.makedirs(os.path.join(ROOT, "many"))
+    for i in range(3000):
+        open(os.path.join(ROOT, "many", f"f{i:04}.txt"), "w").close()
+    open_folder(d, ["many"])
+    wait(d, "first rows", lambda d: row(d, "f0000.txt"))
+    for view in ("list", "grid"):
+        set_view(d, view)
+        scroller = "scroller" if view == "list" else "gscroller"
+        count = lambda: len(d.find_elements(By.CSS_SELECTOR, "#rows .row" if view == "list" else "#gitems .tile"))
+        if not 0 < count() < 300:
+            fail(f"{view}: {count()} items in the page for 3,000 entries")
+        d.execute_script(f"const s = document.getElementById('{scroller}'); s.scrollTop = s.scrollHeight")
+        last = (lambda d: row(d, "f2999.txt")) if view == "list" else (lambda d: "f2999.txt" in tiles(d))
+        wait(d, f"{view}: the last entry after scrolling", last)
+        if not 0 < count() < 300:
+            fail(f"{view}: {count()} items in the page after scrolling")
+    set_view(d, "list")
+    open_folder(d, [])
+    ok("3,000 entries: list and grid render only what is in view")
+
+
+def timeline(d):
+    """Photos of a folder tree by date, newest first, under day headings (with ?timeline: from the folders below
+    too; without it, the folder's own)."""
+    album = os.path.join(ROOT, "album")
+    os.makedirs(os.path.join(album, "2024"))
+    for rel, when in (("new.png", 1_750_000_000), ("2024/old.png", 1_710_000_000), ("mid.png", 1_730_000_000)):
+        with open(os.path.join(ROOT, "one.png"), "rb") as src, open(os.path.join(album, rel), "wb") as dst:
+            dst.write(src.read())
+        os.utime(os.path.join(album, rel), (when, when))
+    open_folder(d, ["album"])
+    set_view(d, "timeline")
+    wait(d, "timeline tiles", lambda d: len(tiles(d)) >= 2)
+    deep = "folders below" not in d.find_element(By.ID, "count").text
+    expected = ["new.png", "mid.png"] + (["2024/old.png"] if deep else [])
+    names = [t.get_attribute("title") for t in d.find_elements(By.CSS_SELECTOR, "#gitems .tile")]
+    headings = [h.text for h in d.find_elements(By.CSS_SELECTOR, "#gitems h3.group")]
+    if names != expected or len(headings) != len(expected):
+        fail(f"timeline {names} under {headings}, expected {expected}")
+    d.find_element(By.CSS_SELECTOR, "#group option[value=month]").click()
+    wait(d, "month headings", lambda d: all(len(h.text.split()) == 2 for h in d.find_elements(By.CSS_SELECTOR, "#gitems h3.group")))
+    d.find_element(By.CSS_SELECTOR, "#group option[value=day]").click()
+    d.find_element(By.CSS_SELECTOR, "#gitems .tile a").click()
+    wait(d, "viewer from the timeline", lambda d: d.find_element(By.ID, "viewer-name").text.startswith("new.png (1 of"))
+    d.find_element(By.ID, "close").click()
+    set_view(d, "list")
+    open_folder(d, [])
+    if deep:
+        ok("timeline of a folder tree by date, grouped by day and month")
+    else:
+        ok("timeline of a folder by date, grouped by day and month (skipped: the folders below; the server has no ?timeline)")
+
+
+def search(d):
+    """Names containing the query, in the folder and below; the results open like rows."""
+    box = d.find_element(By.ID, "q")
+    box.send_keys("INNER")
+    box.send_keys(Keys.ENTER)
+    wait(d, "search results", lambda d: "found for" in d.find_element(By.ID, "count").text)
+    if "folder only" in d.find_element(By.ID, "count").text:
+        box.clear()
+        box.send_keys(Keys.ENTER)
+        wait(d, "listing again", lambda d: row(d, "clip.mp4"))
+        ok("search (skipped: the server has no ?search)")
+        return
+    wait(d, "the inner file found", lambda d: row(d, "sub dir #1/inner?.txt"))
+    if row(d, "clip.mp4"):
+        fail("a result that does not match")
+    row(d, "sub dir #1/inner?.txt").find_element(By.CSS_SELECTOR, ".c-name a").click()
+    wait(d, "found file previewed", lambda d: "inner" in d.find_element(By.ID, "stage").text)
+    d.find_element(By.ID, "close").click()
+    box.clear()
+    box.send_keys(Keys.ENTER)
+    wait(d, "listing again", lambda d: row(d, "clip.mp4"))
+    ok("search by name in the folder and below")
+
+
+def select(d):
+    """Click and shift-click select a range; the selection downloads as a zip of just those, moves through the
+    folder picker, and is deleted after a confirmation in the page."""
+    os.makedirs(os.path.join(ROOT, "sel", "target"))
+    for i in range(1, 6):
+        write(("sel", f"s{i} #.txt"), f"s{i}")
+    open_folder(d, ["sel"])
+    wait(d, "rows", lambda d: row(d, "s5 #.txt"))
+    row(d, "s1 #.txt").find_element(By.CSS_SELECTOR, "input.pick").click()
+    ActionChains(d).key_down(Keys.SHIFT).click(row(d, "s3 #.txt").find_element(By.CSS_SELECTOR, "input.pick")).key_up(Keys.SHIFT).perform()
+    wait(d, "three selected", lambda d: d.find_element(By.ID, "sel-count").text == "3 selected")
+    if [r.get_attribute("data-name") for r in d.find_elements(By.CSS_SELECTOR, "#rows .row.selected")] != ["s1 #.txt", "s2 #.txt", "s3 #.txt"]:
+        fail("shift-click did not select the range")
+    d.find_element(By.ID, "sel-zip").click()
+    path = os.path.join(DOWNLOADS, "sel.zip")
+    wait(d, "the zip downloaded", lambda d: os.path.exists(path) and zipfile.is_zipfile(path))
+    with zipfile.ZipFile(path) as z:
+        got = {n: z.read(n).decode() for n in z.namelist()}
+    if got != {"s1 #.txt": "s1", "s2 #.txt": "s2", "s3 #.txt": "s3"}:
+        fail(f"selection zip holds {got}")
+    d.find_element(By.ID, "sel-move").click()
+    pick_folder(d, ["target"])
+    wait(d, "moved rows gone", lambda d: not row(d, "s1 #.txt") and row(d, "s4 #.txt"))
+    if sorted(os.listdir(os.path.join(ROOT, "sel", "target"))) != ["s1 #.txt", "s2 #.txt", "s3 #.txt"]:
+        fail("bulk move not on disk")
+    d.find_element(By.ID, "scroller").click()
+    ActionChains(d).key_down(Keys.CONTROL).send_keys("a").key_up(Keys.CONTROL).perform()
+    wait(d, "all selected", lambda d: d.find_element(By.ID, "sel-count").text == "3 selected")
+    d.find_element(By.ID, "sel-delete").click()
+    answer_dialog(d, None)
+    wait(d, "deleted", lambda d: not row(d, "s4 #.txt") and not row(d, "target"))
+    if os.listdir(os.path.join(ROOT, "sel")):
+        fail("bulk delete not on disk")
+    open_folder(d, [])
+    ok("select with click, shift-click and Ctrl+A; zip, move and delete the selection")
+
+
+def dialog(d):
+    """The open in-page dialog (the app asks with <dialog>, never prompt() or confirm())."""
+    return wait(d, "the dialog", lambda d: (d.find_elements(By.CSS_SELECTOR, "dialog#dialog[open]") or [None])[0])
+
+
+def answer_dialog(d, text):
+    """Types `text` into the dialog's field (when given) and presses its main button."""
+    box = dialog(d)
     if text is not None:
-        alert.send_keys(text)
-    alert.accept()
+        field = box.find_element(By.ID, "dialog-input")
+        field.send_keys(Keys.CONTROL, "a")
+        field.send_keys(text)
+    box.find_element(By.CSS_SELECTOR, ".dialog-buttons button[type=submit]").click()
+    wait(d, "the dialog to close", lambda d: not d.find_elements(By.CSS_SELECTOR, "dialog#dialog[open]"))
+
+
+def cancel_dialog(d):
+    dialog(d).find_element(By.XPATH, ".//button[text()='Cancel']").click()
+    wait(d, "the dialog to close", lambda d: not d.find_elements(By.CSS_SELECTOR, "dialog#dialog[open]"))
 
 
 def manage(d):
     d.find_element(By.ID, "new-folder").click()
-    answer_prompt(d, "fresh % folder")
+    answer_dialog(d, "fresh % folder")
     wait(d, "new folder", lambda d: row(d, "fresh % folder"))
     if not os.path.isdir(os.path.join(ROOT, "fresh % folder")):
         fail("new folder missing on disk")
+    # The message outlives the listing that follows it.
+    wait(d, "the message", lambda d: status(d) == "Folder created.")
     row(d, "a #%? b.txt").find_element(By.XPATH, ".//button[text()='Rename']").click()
-    answer_prompt(d, "renamed #? %.txt")
+    answer_dialog(d, "renamed #? %.txt")
     wait(d, "renamed row", lambda d: row(d, "renamed #? %.txt"))
     if not os.path.exists(os.path.join(ROOT, "renamed #? %.txt")) or os.path.exists(os.path.join(ROOT, "a #%? b.txt")):
         fail("rename not on disk")
     row(d, "renamed #? %.txt").find_element(By.XPATH, ".//button[text()='Move']").click()
-    answer_prompt(d, "/sub dir #1")
+    pick_folder(d, ["sub dir #1"])
     wait(d, "moved row gone", lambda d: not row(d, "renamed #? %.txt"))
     if not os.path.exists(os.path.join(ROOT, "sub dir #1", "renamed #? %.txt")):
         fail("move not on disk")
     row(d, "fresh % folder").find_element(By.XPATH, ".//button[text()='Delete']").click()
-    d.switch_to.alert.dismiss()
-    time.sleep(0.3)
-    if not os.path.isdir(os.path.join(ROOT, "fresh % folder")):
+    cancel_dialog(d)
+    if not os.path.isdir(os.path.join(ROOT, "fresh % folder")) or not row(d, "fresh % folder"):
         fail("delete went ahead although it was not confirmed")
     row(d, "fresh % folder").find_element(By.XPATH, ".//button[text()='Delete']").click()
-    answer_prompt(d, None)
+    answer_dialog(d, None)
     wait(d, "deleted row gone", lambda d: not row(d, "fresh % folder"))
     if os.path.exists(os.path.join(ROOT, "fresh % folder")):
         fail("delete not on disk")
     ok("new folder, rename, move, delete (confirmed)")
 
 
-def share_link(d, name):
+def pick_folder(d, path):
+    """In the folder picker: opens each folder of `path` from where it starts, then moves there."""
+    box = dialog(d)
+    for name in path:
+        wait(d, f"folder {name!r} in the picker", lambda d: box.find_elements(By.CSS_SELECTOR, f".folder-choice[data-name='{name}']"))
+        box.find_element(By.CSS_SELECTOR, f".folder-choice[data-name='{name}']").click()
+        wait(d, f"the picker inside {name!r}", lambda d: box.find_element(By.CLASS_NAME, "picker-where").text.endswith("/" + name))
+    answer_dialog(d, None)
+
+
+def share_link(d, name, amount="2", unit="h"):
+    """Shares `name` through the dialog; returns the link it shows (after checking copy and the QR code)."""
     row(d, name).find_element(By.XPATH, ".//button[text()='Share']").click()
-    answer_prompt(d, "2")
-    answer_prompt(d, None)
-    wait(d, "share link", lambda d: status(d).startswith("Share link: "))
-    return status(d)[len("Share link: "):]
+    box = dialog(d)
+    field = box.find_element(By.ID, "share-amount")
+    field.clear()
+    field.send_keys(amount)
+    box.find_element(By.CSS_SELECTOR, f"#share-unit option[value='{unit}']").click()
+    box.find_element(By.CSS_SELECTOR, ".dialog-buttons button[type=submit]").click()
+    field = wait(d, "the link", lambda d: (d.find_elements(By.ID, "share-link") or [None])[0])
+    link = field.get_attribute("value")
+    if not link.startswith(URL + "/s/"):
+        fail(f"share link {link!r}")
+    d.find_element(By.ID, "share-copy").click()
+    wait(d, "copied", lambda d: status(d) == "Link copied.")
+    copied = d.execute_async_script("navigator.clipboard.readText().then(arguments[0], e => arguments[0]('error ' + e))")
+    if copied != link:
+        fail(f"the clipboard holds {copied!r}, not the link")
+    qr = qr_text(d.find_element(By.ID, "share-qr"))
+    if qr != link:
+        fail(f"the QR code reads {qr!r}, not {link!r}")
+    answer_dialog(d, None)
+    return link
+
+
+def qr_text(element):
+    """What zbarimg reads from a screenshot of `element` (SKYLIFT_ZBARIMG is its path)."""
+    png = os.path.join(TMP, "qr.png")
+    element.screenshot(png)
+    out = subprocess.run([os.environ.get("SKYLIFT_ZBARIMG", "zbarimg"), "-q", "--raw", png], capture_output=True, text=True)
+    return out.stdout.strip()
 
 
 def shares(d):
@@ -301,6 +569,11 @@ def shares(d):
             fail("the fresh browser has cookies")
         fresh.get(folder_link)
         wait(fresh, "shared folder listed", lambda f: row(f, "inner?.txt"))
+        if "sub dir #1" not in fresh.find_element(By.ID, "crumbs").text:
+            fail(f"the share page does not name what is shared: {fresh.find_element(By.ID, 'crumbs').text!r}")
+        download = row(fresh, "inner?.txt").find_element(By.CSS_SELECTOR, ".c-act a")
+        if download.text != "Download" or not download.get_attribute("href").endswith("/inner%3F.txt"):
+            fail(f"the share page's action for a file: {download.text!r} {download.get_attribute('href')}")
         if any(b.is_displayed() for b in fresh.find_elements(By.CSS_SELECTOR, "#new-folder, #pick-files, #signout button")):
             fail("the shared folder page offers writes")
         if fresh.find_elements(By.XPATH, "//button[text()='Delete']"):
@@ -333,6 +606,28 @@ def shares(d):
     ok("share links: folder read-only in a fresh browser with no cookie, nothing else reachable; shared video plays and seeks")
 
 
+def share_list(d):
+    """The app lists live share links with their expiry; revoking one makes its link refuse."""
+    link = share_link(d, "ünïcødé 日本.txt", amount="30", unit="m")
+    d.find_element(By.ID, "shares-open").click()
+    box = dialog(d)
+    wait(d, "share list", lambda d: "live link" in box.text or "cannot list" in box.text)
+    if "cannot list" in box.text:
+        answer_dialog(d, None)
+        ok("share list and revoke (skipped: the server has no GET /api/shares)")
+        return
+    item = wait(d, "the new share listed", lambda d: (box.find_elements(By.CSS_SELECTOR, "#share-list li[data-path='/ünïcødé 日本.txt']") or [None])[0])
+    if "until" not in item.find_element(By.CLASS_NAME, "share-expiry").text:
+        fail("the share list shows no expiry")
+    item.find_element(By.XPATH, ".//button[text()='Revoke']").click()
+    wait(d, "revoked", lambda d: not box.find_elements(By.CSS_SELECTOR, "#share-list li[data-path='/ünïcødé 日本.txt']"))
+    answer_dialog(d, None)
+    got = d.execute_async_script("fetch(arguments[0]).then(r => arguments[1](r.status))", link)
+    if got not in (403, 404, 410):
+        fail(f"a revoked link answered {got}")
+    ok("share list with expiry, revoke")
+
+
 def sign_out(d):
     d.find_element(By.CSS_SELECTOR, "#signout button").click()
     wait(d, "sign-in page", lambda d: d.find_elements(By.ID, "token"))
@@ -343,7 +638,8 @@ def sign_out(d):
 
 
 def main():
-    steps = [sign_in, browse, upload, upload_folder_and_drop, resume, dropped_connection, play, viewer, manage, shares, sign_out]
+    steps = [sign_in, browse, upload, upload_folder_and_drop, resume, dropped_connection, play, viewer, preview, grid, windowed,
+             timeline, search, select, manage, shares, share_list, sign_out]
     chosen = os.environ.get("SKYLIFT_STEPS")
     if chosen:
         names = chosen.split(",")
@@ -352,6 +648,8 @@ def main():
             fail(f"unknown steps {sorted(unknown)}")
         steps = [s for s in steps if s.__name__ in names]
     d = browser()
+    d.execute_cdp_cmd("Browser.grantPermissions", {"origin": URL, "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]})
+    d.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": DOWNLOADS})
     try:
         for step in steps:
             step(d)
