@@ -142,11 +142,19 @@ export class Uploader {
 
   key(item) { const f = item.file; return 'skylift.upload:' + JSON.stringify([item.dest, item.rel, f.size, f.lastModified]); }
 
-  /** A cancelled upload is dropped on the server too (tus termination), so its space comes back. */
-  forget(item) {
+  /** A cancelled upload is dropped on the server too (tus termination), so its space comes back. The server
+   *  answers 423 while the aborted PATCH still holds the upload, so that is tried again a few times. */
+  async forget(item) {
     const url = localStorage.getItem(this.key(item)) || item.url;
     localStorage.removeItem(this.key(item));
-    if (url) fetch(url, { method: 'DELETE', headers: TUS }).catch(() => {});
+    item.url = null;
+    for (let attempt = 0; url && attempt < 6; attempt++) {
+      try {
+        const r = await fetch(url, { method: 'DELETE', headers: TUS });
+        if (r.status !== 423) return;
+      } catch (e) { return; }
+      await sleep(250 * 2 ** attempt);
+    }
   }
 
   async resumeOffset(item, key) {

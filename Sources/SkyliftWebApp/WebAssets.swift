@@ -21,11 +21,14 @@ enum WebAssets {
         "dialogs.js": Asset(type: "text/javascript; charset=utf-8", text: dialogsJs),
         "gallery.js": Asset(type: "text/javascript; charset=utf-8", text: galleryJs),
         "index.html": Asset(type: "text/html; charset=utf-8", text: indexHtml),
+        "manage.js": Asset(type: "text/javascript; charset=utf-8", text: manageJs),
         "preview.js": Asset(type: "text/javascript; charset=utf-8", text: previewJs),
         "qr.js": Asset(type: "text/javascript; charset=utf-8", text: qrJs),
         "shares.js": Asset(type: "text/javascript; charset=utf-8", text: sharesJs),
         "signin.html": Asset(type: "text/html; charset=utf-8", text: signinHtml),
+        "state.js": Asset(type: "text/javascript; charset=utf-8", text: stateJs),
         "upload.js": Asset(type: "text/javascript; charset=utf-8", text: uploadJs),
         "util.js": Asset(type: "text/javascript; charset=utf-8", text: utilJs),
+        "viewer.js": Asset(type: "text/javascript; charset=utf-8", text: viewerJs),
     ]
 }

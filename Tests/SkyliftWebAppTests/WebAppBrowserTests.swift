@@ -18,7 +18,7 @@ import Testing
         let (status, output) = try Self.drive(server)
         #expect(status == 0, "\(output)")
         for step in ["sign in", "list, open a folder", "upload through the file input", "upload a whole folder", "reload mid-upload resumed",
-                     "dropped connection",
+                     "dropped connection", "upload speed and time left shown",
                      "video plays", "image viewer", "text and Markdown previews", "grid of thumbnails", "3,000 entries",
                      "timeline of a folder", "search", "select with click, shift-click", "new folder, rename, move, delete", "share links",
                      "share list", "sign out"] {

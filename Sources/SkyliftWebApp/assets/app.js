@@ -1,62 +1,12 @@
 // Skylift web app: browse (list, grid, timeline), search, select and act, view, upload (tus), share.
-// No framework, no network beyond this server. Modules: util, dialogs, gallery, preview, qr, shares, upload.
-import { $, el, enc, button, absolute, humanSize, stamp, typeName, shape, hasThumb, isMedia, isText, isMarkdown, isPDF } from './util.js';
-import { confirmAction, askText, pickFolder } from './dialogs.js';
+// No framework, no network beyond this server. Modules: state, util, dialogs, gallery, viewer, preview, manage,
+// upload, shares, qr.
+import { $, el, enc, button, humanSize, stamp, typeName, shape, hasThumb, isMedia, isText, isPDF } from './util.js';
 import { Gallery, groupLabel } from './gallery.js';
-import { textPreview, pdfPreview } from './preview.js';
 import { SharesUI } from './shares.js';
-import { Uploader } from './upload.js';
-
-const body = document.body;
-const MODE = body.dataset.mode;          // "app" (signed in) or "share" (read-only link)
-const BASE = body.dataset.base;          // where listings and files live, relative to the page
-const ROOT = body.dataset.root;          // from the page back to the server root
-const SHARED = document.title.replace(/ · Skylift$/, '');
-
-const S = {
-  folder: [],          // decoded segments of the folder shown
-  entries: [],         // its members, sorted
-  view: localStorage.getItem('skylift.view') || 'list',
-  groupBy: localStorage.getItem('skylift.group') || 'day',
-  search: null,        // { q, items, next, loading } while search results are shown
-  timeline: null,      // { items, next, loading } for the folder shown
-  selected: new Set(), // keys (path from the root) of selected items
-  anchor: -1,          // index of the last item clicked, for shift-click
-  sortKey: 'name',
-  sortDir: 1,
-};
-if (!['list', 'grid', 'timeline'].includes(S.view)) S.view = 'list';
-
-// ---- paths and URLs ------------------------------------------------------------------------------------
-const folderURL = (segs) => BASE + segs.map((s) => enc(s) + '/').join('');
-const fileURL = (segs) => BASE + segs.map(enc).join('/');
-const folderHash = (segs) => '#/' + segs.map(enc).join('/');
-const keyOf = (e) => e.segs.join('/');
-const version = (e) => e.etag || e.mtime + '-' + e.size;
-const thumbURL = (e, size) => fileURL(e.segs) + '?thumb=' + size + '&v=' + enc(version(e));
-const validName = (n) => (!n || n === '.' || n === '..' || n.includes('/') ? 'A name cannot be empty, "." or "..", or hold "/".' : '');
-
-function readHash() {
-  const h = location.hash.replace(/^#\/?/, '');
-  try { return h.split('/').filter(Boolean).map(decodeURIComponent); } catch (e) { return []; }
-}
-
-// Messages stay until the next one, and at least 8 s; the item count has its own place beside them.
-let sayTimer = 0;
-function say(text) {
-  $('status').textContent = text;
-  clearTimeout(sayTimer);
-  sayTimer = setTimeout(() => { $('status').textContent = ''; }, Math.max(8000, text.length * 80));
-}
-const count = (text) => { $('count').textContent = text; };
-
-// ---- what is shown -------------------------------------------------------------------------------------
-/** The items of the current view, in the order shown (the viewer and shift-click walk this order). */
-function shown() {
-  if (S.search) return S.search.items;
-  if (S.view === 'timeline') return S.timeline ? S.timeline.items : [];
-  return S.entries;
-}
+import { body, MODE, ROOT, SHARED, S, folderURL, fileURL, folderHash, keyOf, thumbURL, readHash, say, count, shown, hooks } from './state.js';
+import { openViewer, step, closeViewer } from './viewer.js';
+import { rename, move, remove, newFolder, pickFiles, dropped } from './manage.js';
 
 async function load() {
   S.folder = readHash();
@@ -343,140 +293,6 @@ function zipSelection() {
   say('Downloading ' + names.length + (names.length === 1 ? ' item' : ' items') + ' as a zip.');
 }
 
-// ---- viewer: the items of the view, in its order -------------------------------------------------------
-let viewing = -1;
-let returnFocus = null;
-const viewable = () => shown().filter((e) => !e.dir && (isMedia(e.type) || isText(e.type, e.name) || isPDF(e.type, e.name)));
-
-function openViewer(e) {
-  const list = viewable();
-  viewing = list.findIndex((x) => keyOf(x) === keyOf(e));
-  if (viewing < 0) return;
-  returnFocus = document.activeElement;
-  $('viewer').hidden = false;
-  show();
-  $('close').focus();
-}
-
-async function show() {
-  const list = viewable();
-  const e = list[viewing];
-  const stage = $('stage');
-  stage.textContent = '';
-  $('viewer-name').textContent = e.name + ' (' + (viewing + 1) + ' of ' + list.length + ')';
-  $('viewer-open').href = fileURL(e.segs);
-  $('prev').disabled = viewing === 0;
-  $('next').disabled = viewing === list.length - 1;
-  const src = fileURL(e.segs);
-  if (isMedia(e.type)) {
-    let m;
-    if (e.type.startsWith('image/')) m = el('img', null, null, { alt: e.name });
-    else { m = el(e.type.startsWith('video/') ? 'video' : 'audio'); m.controls = true; m.autoplay = true; m.preload = 'metadata'; }
-    m.src = src;
-    m.id = 'media';
-    stage.append(m);
-  } else if (isPDF(e.type, e.name)) {
-    stage.append(pdfPreview(src, e.name));
-  } else {
-    const at = viewing;
-    try {
-      const node = await textPreview(src, isMarkdown(e.type, e.name));
-      if (at === viewing) stage.append(node);
-    } catch (err) { if (at === viewing) stage.append(el('p', 'error', err.message)); }
-  }
-}
-
-function step(d) {
-  const n = viewing + d;
-  if (n >= 0 && n < viewable().length) { viewing = n; show(); }
-}
-
-function closeViewer() {
-  $('stage').textContent = '';
-  $('viewer').hidden = true;
-  viewing = -1;
-  if (returnFocus) returnFocus.focus();
-}
-
-// ---- managing ------------------------------------------------------------------------------------------
-async function davRequest(method, segs, headers) {
-  const r = await fetch(fileURL(segs), { method, headers: headers || {} });
-  if (!r.ok) throw new Error(method + ' failed: ' + r.status + ' ' + (await r.text()).trim());
-  return r;
-}
-
-async function act(what, fn) {
-  try { await fn(); await load(); say(what); } catch (e) { await load(); say(e.message); }
-}
-
-async function rename(e) {
-  const n = await askText('Rename', 'New name for “' + e.name + '”', e.name, 'Rename', validName);
-  if (n === null || n === e.name) return;
-  act('Renamed.', () => davRequest('MOVE', e.segs, { Destination: absolute(fileURL(e.segs.slice(0, -1).concat(n))), Overwrite: 'F' }));
-}
-
-async function folderNames(segs) {
-  const r = await fetch(folderURL(segs) + '?list', { cache: 'no-store' });
-  if (!r.ok) throw new Error(String(r.status));
-  return (await r.json()).entries.filter((x) => x.dir).map((x) => x.name);
-}
-
-async function move(items) {
-  const what = items.length === 1 ? '“' + items[0].name + '”' : items.length + ' items';
-  const to = await pickFolder('Move ' + what, S.folder, folderNames, 'Move here');
-  if (!to) return;
-  act(items.length === 1 ? 'Moved.' : 'Moved ' + items.length + ' items.', async () => {
-    for (const e of items) {
-      if (to.join('/') === e.segs.slice(0, -1).join('/')) continue;
-      await davRequest('MOVE', e.segs, { Destination: absolute(fileURL(to.concat(e.name))), Overwrite: 'F' });
-    }
-  });
-}
-
-async function remove(items) {
-  const dirs = items.some((e) => e.dir);
-  const what = items.length === 1 ? '“' + items[0].name + '”' : items.length + ' items';
-  if (!await confirmAction('Delete ' + what + '?', 'Delete ' + what + (dirs ? ' and everything in ' + (items.length === 1 ? 'it' : 'the folders') : '') +
-    '? This cannot be undone.', 'Delete', true)) return;
-  act(items.length === 1 ? 'Deleted.' : 'Deleted ' + items.length + ' items.', async () => { for (const e of items) await davRequest('DELETE', e.segs); });
-}
-
-async function newFolder() {
-  const n = await askText('New folder', 'Name of the new folder', '', 'Create', validName);
-  if (n === null) return;
-  act('Folder created.', () => davRequest('MKCOL', S.folder.concat(n)));
-}
-
-// ---- uploads -------------------------------------------------------------------------------------------
-const uploader = new Uploader(folderURL, ROOT, (dest) => { if (dest.join('/') === S.folder.join('/') && !S.search) load(); }, say);
-
-function pickFiles(input, useRelative) {
-  const items = Array.from(input.files).map((file) => ({ file, rel: useRelative && file.webkitRelativePath ? file.webkitRelativePath : file.name }));
-  input.value = '';
-  uploader.enqueue(items, S.folder);
-}
-
-async function dropped(dataTransfer) {
-  const items = [];
-  const entriesIn = Array.from(dataTransfer.items || []).map((i) => i.webkitGetAsEntry && i.webkitGetAsEntry()).filter(Boolean);
-  if (!entriesIn.length) Array.from(dataTransfer.files).forEach((file) => items.push({ file, rel: file.name }));
-  async function walk(entry) {
-    if (entry.isFile) {
-      const file = await new Promise((res, rej) => entry.file(res, rej));
-      items.push({ file, rel: entry.fullPath.replace(/^\//, '') });
-    } else if (entry.isDirectory) {
-      const reader = entry.createReader();
-      for (;;) {
-        const batch = await new Promise((res, rej) => reader.readEntries(res, rej));
-        if (!batch.length) break;
-        for (const child of batch) await walk(child);
-      }
-    }
-  }
-  for (const e of entriesIn) await walk(e);
-  uploader.enqueue(items, S.folder);
-}
-
 // ---- wiring --------------------------------------------------------------------------------------------
 const shares = new SharesUI(ROOT, say);
 const gallery = new Gallery($('gscroller'), $('gspacer'), $('gitems'), tile, () => { if (S.view === 'timeline' && !S.search) loadTimeline(); });
@@ -537,5 +353,6 @@ function wireDrop() {
   document.addEventListener('drop', (ev) => { ev.preventDefault(); hide(); dropped(ev.dataTransfer); });
 }
 
+hooks.load = load;
 wire();
 load();

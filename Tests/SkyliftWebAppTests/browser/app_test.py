@@ -232,6 +232,31 @@ def dropped_connection(d):
     ok("dropped connection: the upload retried and finished byte-exact")
 
 
+def cancel_retry(d):
+    """An upload shows its speed and time left, can be cancelled (nothing lands) and retried (lands byte-exact)."""
+    path = os.path.join(TMP, "cancel me.bin")
+    with open(path, "wb") as f:
+        f.write(os.urandom(4 << 20))
+    d.execute_script("localStorage.setItem('skylift.chunk', String(256 * 1024))")
+    d.execute_cdp_cmd("Network.emulateNetworkConditions", {
+        "offline": False, "latency": 5, "downloadThroughput": -1, "uploadThroughput": 500_000})
+    d.find_element(By.ID, "pick-files").send_keys(path)
+    item = "#upload-list li[data-name='cancel me.bin']"
+    wait(d, "speed and time left", lambda d: " left" in d.find_element(By.CSS_SELECTOR, item + " .note").text
+         and "/s" in d.find_element(By.ID, "upload-total").text)
+    d.find_element(By.CSS_SELECTOR, item + " .up-cancel").click()
+    wait(d, "cancelled", lambda d: d.find_element(By.CSS_SELECTOR, item).get_attribute("data-state") == "cancelled")
+    if os.path.exists(os.path.join(ROOT, "cancel me.bin")):
+        fail("a cancelled upload landed")
+    d.execute_cdp_cmd("Network.emulateNetworkConditions", {
+        "offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+    d.find_element(By.CSS_SELECTOR, item + " .up-retry").click()
+    wait(d, "retried upload done", lambda d: d.find_elements(By.CSS_SELECTOR, item + "[data-state=done]"), timeout=60)
+    if sha(os.path.join(ROOT, "cancel me.bin")) != sha(path):
+        fail("retried upload is not byte-exact")
+    ok("upload speed and time left shown; cancel leaves nothing, retry lands byte-exact")
+
+
 def play(d):
     row(d, "clip.mp4").find_element(By.CSS_SELECTOR, ".c-name a").click()
     wait(d, "video element", lambda d: d.find_elements(By.CSS_SELECTOR, "#stage video"))
@@ -638,7 +663,7 @@ def sign_out(d):
 
 
 def main():
-    steps = [sign_in, browse, upload, upload_folder_and_drop, resume, dropped_connection, play, viewer, preview, grid, windowed,
+    steps = [sign_in, browse, upload, upload_folder_and_drop, resume, dropped_connection, cancel_retry, play, viewer, preview, grid, windowed,
              timeline, search, select, manage, shares, share_list, sign_out]
     chosen = os.environ.get("SKYLIFT_STEPS")
     if chosen:
