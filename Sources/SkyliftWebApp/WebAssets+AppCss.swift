@@ -42,7 +42,8 @@ header { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; justify-
 body[data-mode="share"] .write { display: none !important; }
 main { flex: 1; display: flex; flex-direction: column; min-height: 0; padding: 0 14px 14px; position: relative; }
 .statusline { display: flex; gap: 16px; align-items: baseline; min-height: 2em; margin: 4px 0; color: var(--muted); }
-#status { margin: 0; color: var(--fg); font-weight: 600; }
+#count { white-space: nowrap; }
+#status { margin: 0; min-width: 0; color: var(--fg); font-weight: 600; overflow-wrap: anywhere; }
 #selbar { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; padding: 6px 10px; margin-bottom: 6px;
           border-radius: 8px; background: var(--sel); }
 #sel-count { font-weight: 600; margin-right: 8px; }

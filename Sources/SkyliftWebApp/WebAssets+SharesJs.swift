@@ -58,8 +58,8 @@ export class SharesUI {
     if (!r.ok) { this.say('Cannot share: ' + (await r.text()).trim()); return; }
     const made = await r.json();
     const link = absolute(this.root + made.link);
-    this.say('Share link: ' + link);
     const until = typeof made.expires === 'number' ? ' It works until ' + stamp(new Date(made.expires * 1000)) + '.' : '';
+    this.say('Share link to “' + name + '” created.' + until);
     await dialog('Link to “' + name + '”', [el('p', null, 'Read-only link.' + until), ...this.linkBox(link)], [['Done', 'ok', 'primary']],
       (d) => d.querySelector('#share-copy').focus());
   }

@@ -29,9 +29,10 @@ struct ZipSelection: Equatable {
     static func parse(query: String) -> Result<ZipSelection, Refusal> {
         var names: [String] = []
         var seen = Set<String>()
-        for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
-            guard pair.hasPrefix("name=") else { continue }
-            let raw = String(pair.dropFirst(5))
+        // Bytes, not Characters: a combining mark after `&` or `=` would otherwise fuse with it into one Character.
+        for pair in query.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+            guard pair.starts(with: "name=".utf8) else { continue }
+            let raw = String(decoding: pair.dropFirst(5), as: UTF8.self)
             guard let name = raw.replacingOccurrences(of: "+", with: " ").removingPercentEncoding else {
                 return .failure(.badEscape(raw))
             }
@@ -45,5 +46,5 @@ struct ZipSelection: Equatable {
     }
 
     /// True for the queries that ask for a zip: `zip` alone or followed by `&` and parameters.
-    static func isZip(_ query: String) -> Bool { query == "zip" || query.hasPrefix("zip&") }
+    static func isZip(_ query: String) -> Bool { query == "zip" || query.utf8.starts(with: "zip&".utf8) }
 }
