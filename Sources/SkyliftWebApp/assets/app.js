@@ -25,6 +25,8 @@ async function load() {
   S.entries = data.entries.map((e) => Object.assign(e, { segs: S.folder.concat(e.name) }));
   sortEntries();
   S.timeline = null;
+  // Someone opening a shared album for the first time (no view chosen yet) sees its pictures as a grid.
+  if (MODE === 'share' && !localStorage.getItem('skylift.view') && S.entries.filter((e) => hasThumb(e.type)).length * 2 > S.entries.length) S.view = 'grid';
   if (S.view === 'timeline') loadTimeline(); else render();
 }
 

@@ -588,8 +588,18 @@ def qr_text(element):
 def shares(d):
     folder_link = share_link(d, "sub dir #1")
     video_link = share_link(d, "clip.mp4")
+    album_link = share_link(d, "album", amount="3", unit="d")
     fresh = browser()
     try:
+        # A shared folder of pictures opens as a grid of thumbnails (read through the link), named at the top.
+        fresh.get(album_link)
+        wait(fresh, "shared album as a grid", lambda f: f.find_element(By.ID, "gallery").is_displayed() and "new.png" in tiles(f))
+        wait(fresh, "a shared thumbnail", lambda f: f.execute_script(
+            "const i = document.querySelector(\"#gitems .tile[data-name='new.png'] img\"); return i && i.complete && i.naturalWidth > 0"))
+        if "?thumb=256" not in fresh.find_element(By.CSS_SELECTOR, "#gitems .tile[data-name='new.png'] img").get_attribute("src") or \
+                "Shared: album" not in fresh.find_element(By.ID, "crumbs").text:
+            fail("the shared album's page")
+        fresh.execute_script("localStorage.setItem('skylift.view', 'list')")
         if fresh.get_cookies():
             fail("the fresh browser has cookies")
         fresh.get(folder_link)
