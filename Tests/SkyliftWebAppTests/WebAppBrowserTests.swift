@@ -21,7 +21,7 @@ import Testing
                      "dropped connection", "upload speed and time left shown",
                      "video plays", "image viewer", "text and Markdown previews", "grid of thumbnails", "3,000 entries",
                      "timeline of a folder", "search", "select with click, shift-click", "new folder, rename, move, delete", "share links",
-                     "share list", "sign out"] {
+                     "share list", "QR codes", "sign out"] {
             #expect(output.contains("ok " + step), "missing step \(step): \(output)")
         }
         let log = server.stop()

@@ -663,6 +663,28 @@ def share_list(d):
     ok("share list with expiry, revoke")
 
 
+def qr_codes(d):
+    """The page's QR encoder across its versions (1 to 10, error correction M): each code reads back as its text."""
+    for n in (1, 14, 60, 106, 154, 213):
+        text = (URL + "/s/" + "abcdefghijklmnopqrstuvwxyz0123456789" * 7)[:n]
+        d.execute_async_script("""
+            const [text, done] = arguments;
+            import(new URL('app/qr.js', location.href).href).then((qr) => {
+              document.getElementById('qr-probe')?.remove();
+              const box = document.createElement('div');
+              box.id = 'qr-probe';
+              box.style.cssText = 'position: fixed; top: 0; left: 0; z-index: 99; background: #fff';
+              box.append(qr.qrSVG(text, 300));
+              document.body.append(box);
+              done();
+            });""", text)
+        got = qr_text(d.find_element(By.ID, "qr-probe"))
+        if got != text:
+            fail(f"QR code of {n} bytes reads {got!r}")
+    d.execute_script("document.getElementById('qr-probe').remove()")
+    ok("QR codes of 1 to 213 bytes read back")
+
+
 def sign_out(d):
     d.find_element(By.CSS_SELECTOR, "#signout button").click()
     wait(d, "sign-in page", lambda d: d.find_elements(By.ID, "token"))
@@ -674,7 +696,7 @@ def sign_out(d):
 
 def main():
     steps = [sign_in, browse, upload, upload_folder_and_drop, resume, dropped_connection, cancel_retry, play, viewer, preview, grid, windowed,
-             timeline, search, select, manage, shares, share_list, sign_out]
+             timeline, search, select, manage, shares, share_list, qr_codes, sign_out]
     chosen = os.environ.get("SKYLIFT_STEPS")
     if chosen:
         names = chosen.split(",")
