@@ -90,6 +90,7 @@ button:disabled { opacity: .4; cursor: default; }
 .tile .pick { position: absolute; top: 6px; left: 6px; width: 18px; height: 18px; margin: 0; opacity: 0; }
 .tile:hover .pick, .tile.selected .pick, .tile .pick:focus, body.selecting .tile .pick { opacity: 1; }
 .tile.selected { outline: 3px solid var(--accent); outline-offset: -3px; }
+@media (hover: none) { .tile .pick { opacity: 1; } }
 .drop-hint { margin: 6px 0 0; font-size: 13px; color: var(--muted); }
 #uploads { margin-top: 10px; }
 #uploads h2 { font-size: 15px; margin: 0 0 4px; }

@@ -13,6 +13,7 @@ async function load() {
   S.search = null;
   $('q').value = '';
   S.selected.clear();
+  S.anchor = -1;
   renderCrumbs();
   $('zip').href = folderURL(S.folder) + '?zip';
   $('zip').setAttribute('download', (S.folder[S.folder.length - 1] || 'files') + '.zip');
@@ -85,6 +86,7 @@ async function loadTimeline() {
 async function runSearch(q) {
   S.search = { q, items: [], next: undefined, loading: false };
   S.selected.clear();
+  S.anchor = -1;
   await moreResults();
 }
 
@@ -133,6 +135,7 @@ function setView(v) {
   S.search = null;
   $('q').value = '';
   S.selected.clear();
+  S.anchor = -1;
   if (v === 'timeline' && !S.timeline) loadTimeline(); else render();
 }
 
@@ -242,7 +245,7 @@ function rowClick(ev, i) {
 
 function select(i, how) {
   const items = shown();
-  if (how === 'range' && S.anchor >= 0) {
+  if (how === 'range' && S.anchor >= 0 && S.anchor < items.length) {
     const [a, b] = S.anchor < i ? [S.anchor, i] : [i, S.anchor];
     for (let k = a; k <= b; k++) S.selected.add(keyOf(items[k]));
   } else {
@@ -275,6 +278,7 @@ function refreshSelection() {
 function updateSelection() {
   const n = S.selected.size;
   $('selbar').hidden = n === 0;
+  body.classList.toggle('selecting', n > 0);
   $('sel-count').textContent = n === 1 ? '1 selected' : n + ' selected';
   const all = $('pick-all');
   all.checked = n > 0 && n === shown().length;
