@@ -1,6 +1,6 @@
 // The viewer: images, video, audio, text, Markdown and PDF, walking the items of the current view in its order.
 import { $, el, isMedia, isText, isMarkdown, isPDF } from './util.js';
-import { fileURL, keyOf, shown } from './state.js';
+import { fileURL, keyOf, shown, thumbURL } from './state.js';
 import { textPreview, pdfPreview } from './preview.js';
 
 let viewing = -1;
@@ -27,12 +27,14 @@ async function show() {
   $('prev').disabled = viewing === 0;
   $('next').disabled = viewing === list.length - 1;
   const src = fileURL(e.segs);
-  if (isMedia(e.type)) {
-    let m;
-    if (e.type.startsWith('image/')) m = el('img', null, null, { alt: e.name });
-    else { m = el(e.type.startsWith('video/') ? 'video' : 'audio'); m.controls = true; m.autoplay = true; m.preload = 'metadata'; }
+  if (e.type.startsWith('image/')) {
+    stage.append(picture(e, src));
+  } else if (isMedia(e.type)) {
+    const m = el(e.type.startsWith('video/') ? 'video' : 'audio', null, null, { id: 'media' });
+    m.controls = true;
+    m.autoplay = true;
+    m.preload = 'metadata';
     m.src = src;
-    m.id = 'media';
     stage.append(m);
   } else if (isPDF(e.type, e.name)) {
     stage.append(pdfPreview(src, e.name));
@@ -44,6 +46,26 @@ async function show() {
     } catch (err) { if (at === viewing) stage.append(el('p', 'error', err.message)); }
   }
 }
+
+// Browsers draw these themselves; other pictures (HEIC, TIFF, …) are shown as the server's 512 px thumbnail.
+const DRAWN = /^image\/(jpeg|png|gif|webp|avif|bmp|svg\+xml|x-icon)$/;
+
+/** The picture: its 512 px thumbnail at once (small, usually cached), replaced by the file when that has
+ *  loaded; a format the browser cannot draw stays the thumbnail; without thumbnails, the file. */
+function picture(e, src) {
+  const img = el('img', null, null, { alt: e.name, id: 'media' });
+  const drawn = DRAWN.test(e.type);
+  img.addEventListener('error', () => { if (img.src !== absoluteURL(src)) img.src = src; }, { once: true });
+  img.src = thumbURL(e, 512);
+  if (drawn) {
+    const full = new Image();
+    full.addEventListener('load', () => { if (img.isConnected) img.src = src; });
+    full.src = src;
+  }
+  return img;
+}
+
+const absoluteURL = (rel) => new URL(rel, location.href).href;
 
 export function step(d) {
   const n = viewing + d;

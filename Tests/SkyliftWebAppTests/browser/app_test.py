@@ -290,6 +290,8 @@ def viewer(d):
     name = d.find_element(By.ID, "viewer-name").text
     d.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)
     wait(d, "next image", lambda d: d.find_element(By.ID, "viewer-name").text.startswith("two.png"))
+    # The 512 px thumbnail first, then the file itself once it has loaded (PNG: the browser draws it).
+    wait(d, "the full picture", lambda d: d.find_element(By.CSS_SELECTOR, "#stage img").get_attribute("src").endswith("/dav/two.png"))
     loaded = d.execute_script("const i = document.querySelector('#stage img'); return i.complete && i.naturalWidth")
     if not loaded:
         fail("image did not load in the viewer")
