@@ -32,6 +32,26 @@ check();
 """
 
 
+# Scrolls the grid from top to bottom, 600 px an animation frame, and returns the frames' durations (ms).
+SCROLL = """
+const done = arguments[arguments.length - 1];
+const s = document.getElementById('gscroller');
+const times = [];
+let last = performance.now();
+function frame(now) {
+  times.push(now - last);
+  last = now;
+  if (s.scrollTop + s.clientHeight >= s.scrollHeight - 1) {
+    done({ times, imgs: document.querySelectorAll('#gitems img').length, height: s.scrollHeight });
+    return;
+  }
+  s.scrollTop += 600;
+  requestAnimationFrame(frame);
+}
+requestAnimationFrame(frame);
+"""
+
+
 def browser():
     options = webdriver.ChromeOptions()
     for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,900",
@@ -58,6 +78,11 @@ try:
     cold = visit(d)
     print(f"cold (server makes the thumbnails): {cold['ms']:.0f} ms for {cold['tiles']} tiles "
           f"({cold['imgs']} <img> in the page, images {cold['width']}x{cold['height']})")
+    scroll = d.execute_async_script(SCROLL)
+    t = sorted(scroll["times"][1:])
+    print(f"scroll through the grid ({scroll['height']} px, 600 px a frame): {len(t)} frames, median {statistics.median(t):.0f} ms, "
+          f"95th percentile {t[int(len(t) * 0.95)]:.0f} ms, longest {t[-1]:.0f} ms, {sum(1 for x in t if x > 50)} over 50 ms; "
+          f"{scroll['imgs']} <img> in the page at the end")
 finally:
     d.quit()
 warm_server, warm_browser = [], []

@@ -7,7 +7,8 @@
 #   cold:            first visit, nothing cached anywhere (the server makes each thumbnail on demand)
 #   warm server:     a fresh browser profile after that (the server's thumbnails made, the browser's cache empty)
 #   warm browser:    a reload in that profile (thumbnails from the browser's cache: immutable, versioned URLs)
-# Each warm figure is the median of 5. Also prints how many <img> the page holds (windowed: about a screenful).
+# Each warm figure is the median of 5. Also prints how many <img> the page holds (windowed: about a screenful),
+# and the frame times while the grid is scrolled from top to bottom, 600 px a frame.
 # Usage: bench/gallery/run.sh [N] [skylift binary]
 set -euo pipefail
 . "$(dirname "$0")/../quiet.sh"
