@@ -20,6 +20,7 @@ for i in range(n):
         f.write(b"x" * (i % 1000))
 PY
 printf 'bench-token\n' > "$WORK/token"
+chmod 600 "$WORK/token"  # serve refuses a token file others can read
 "$BIN" serve --root "$WORK/store" --listen 127.0.0.1:0 --token-file "$WORK/token" --quiet > "$WORK/out" &
 PID=$!
 for _ in $(seq 50); do grep -q "open:" "$WORK/out" 2>/dev/null && break; sleep 0.1; done
