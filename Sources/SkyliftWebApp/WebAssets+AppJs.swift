@@ -352,6 +352,19 @@ function keys(ev) {
   if ((ev.ctrlKey || ev.metaKey) && ev.key === 'a') { ev.preventDefault(); selectAll(true); }
   else if (ev.key === 'Escape' && S.selected.size) selectAll(false);
   else if (ev.key === 'Delete' && S.selected.size && MODE === 'app') remove(selectedItems());
+  else if (ev.key.startsWith('Arrow') && ev.target.closest('#gitems .tile')) moveFocus(ev);
+}
+
+/** Arrow keys between tiles: left/right one, up/down a row; the grid scrolls to show the tile. */
+function moveFocus(ev) {
+  const at = +ev.target.closest('.tile').dataset.index;
+  const delta = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -gallery.m.cols, ArrowDown: gallery.m.cols }[ev.key];
+  const to = Math.max(0, Math.min(shown().length - 1, at + delta));
+  ev.preventDefault();
+  gallery.reveal(to);
+  gallery.render(false);
+  const link = document.querySelector('#gitems .tile[data-index="' + to + '"] a');
+  if (link) link.focus();
 }
 
 function wireDrop() {

@@ -364,6 +364,12 @@ def grid(d):
         "const i = document.querySelector(\"#gitems .tile[data-name='one.png'] img\"); return i && i.complete && i.naturalWidth > 0"))
     d.refresh()
     wait(d, "grid after a reload", lambda d: d.find_element(By.ID, "gallery").is_displayed() and "one.png" in tiles(d))
+    # Arrow keys move between tiles.
+    first = d.find_element(By.CSS_SELECTOR, "#gitems .tile[data-name='one.png']")
+    index = int(first.get_attribute("data-index"))
+    first.find_element(By.TAG_NAME, "a").send_keys(Keys.ARROW_RIGHT)
+    wait(d, "focus on the next tile", lambda d: d.execute_script(
+        "const t = document.activeElement.closest('.tile'); return t && +t.dataset.index") == index + 1)
     d.find_element(By.CSS_SELECTOR, "#gitems .tile[data-name='one.png'] a").click()
     wait(d, "viewer from the grid", lambda d: d.find_element(By.ID, "viewer-name").text.startswith("one.png"))
     d.find_element(By.ID, "next").click()
