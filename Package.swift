@@ -44,7 +44,7 @@ let package = Package(
         .target(name: "SkyliftHashing", dependencies: ["CCrypto", "CCRC32C", "SkyliftCore"]),
         // Self-signed server certificates and their fingerprints, built with libcrypto (no openssl program needed).
         .target(name: "SkyliftCertificates", dependencies: ["CCrypto", "SkyliftCore"]),
-        .target(name: "SkyliftHTTPServer", dependencies: ["CMicroHTTPD", "SkyliftCore"]),
+        .target(name: "SkyliftHTTPServer", dependencies: ["CMicroHTTPD", "SkyliftCore", "SkyliftSystem"]),
         // Pages and scripts are embedded as Swift constants (WebAssets*.swift, made by scripts/embed-webapp.py from
         // assets/), not package resources: a copied or static `skylift` binary has no resource bundle beside it.
         .target(name: "SkyliftWebApp", dependencies: ["SkyliftHTTPServer", "SkyliftCore", "SkyliftSystem", "SkyliftHashing"], exclude: ["assets"]),

@@ -25,6 +25,7 @@ static inline struct MHD_Daemon *skylift_mhd_start(
     MHD_NotifyConnectionCallback notify, void *notify_cls,
     size_t memory_limit, unsigned int connection_limit,
     unsigned int timeout_seconds, size_t thread_stack_size,
+    unsigned int thread_pool_size, unsigned int listen_backlog,
     const char *tls_key_pem, const char *tls_cert_pem)
 {
     struct MHD_OptionItem tls[] = {
@@ -48,6 +49,8 @@ static inline struct MHD_Daemon *skylift_mhd_start(
         MHD_OPTION_CONNECTION_LIMIT, connection_limit,
         MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
         MHD_OPTION_THREAD_STACK_SIZE, thread_stack_size,
+        MHD_OPTION_THREAD_POOL_SIZE, thread_pool_size,
+        MHD_OPTION_LISTEN_BACKLOG_SIZE, listen_backlog,
         MHD_OPTION_UNESCAPE_CALLBACK, skylift_mhd_keep_escapes, NULL,
         MHD_OPTION_END);
 }
@@ -62,6 +65,17 @@ static inline void *skylift_mhd_socket_context(struct MHD_Connection *c) {
 static inline int skylift_mhd_connection_fd(struct MHD_Connection *c) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
     return info ? info->connect_fd : -1;
+}
+
+/* The peer's address (MHD_get_connection_info is variadic); NULL when libmicrohttpd does not say. */
+static inline const struct sockaddr *skylift_mhd_client_address(struct MHD_Connection *c) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    return info ? info->client_addr : NULL;
+}
+
+/* Sets the connection's idle timeout and restarts its clock (MHD_set_connection_option is variadic). */
+static inline void skylift_mhd_set_timeout(struct MHD_Connection *c, unsigned int seconds) {
+    (void)MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, seconds);
 }
 
 static inline uint16_t skylift_mhd_bound_port(struct MHD_Daemon *d) {

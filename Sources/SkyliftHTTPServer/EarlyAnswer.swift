@@ -21,17 +21,25 @@ enum EarlyAnswer {
         return length - context.received <= drainLimit
     }
 
-    /// What arrives after an answer written by ``answerAndClose`` is read and dropped up to this much, so
-    /// the client has time to read the answer (a socket closed with unread data sends a reset, which can
-    /// reach the client before it read the answer); then the connection closes.
+    /// What arrives after an answer written by ``answerAndClose`` is read and dropped, so the client has time to
+    /// read the answer (a socket closed with unread data sends a reset, which can reach the client before it read
+    /// the answer): at least this much, and for at least ``lingerTime`` (nginx lingers the same way); then the
+    /// connection closes. A client that saw the answer and the end of the server's side stops sending first.
     static let lingerLimit: Int64 = 1 << 20
+    static let lingerTime: UInt64 = 1_000_000_000
+
+    /// True while the rest of a body after an early answer should still be read and dropped.
+    static func lingers(_ context: RequestContext) -> Bool {
+        context.dropped <= lingerLimit
+            || DispatchTime.now().uptimeNanoseconds &- context.answeredAt < lingerTime
+    }
 
     /// Sends `response` at once and ends the connection without reading the rest of the body.
     ///
     /// libmicrohttpd 0.9.75 queues a response only before the body starts or after it ended
     /// (`MHD_queue_response` refuses while it is being received), and the only way to stop reading is to
     /// fail the request, which closes the connection. So on a plain connection the small answer is written
-    /// to the socket here, followed by the end of the server's side; at most ``lingerLimit`` more of the
+    /// to the socket here, followed by the end of the server's side; the rest of the
     /// body is read and dropped (a client that saw the answer stops sending and closes) before the request
     /// is failed. On TLS, where the session is the library's, the connection just closes (the client reads
     /// it as a cut, asks for the offset, and is refused from the head next time).
@@ -46,7 +54,7 @@ enum EarlyAnswer {
         guard fd >= 0 else { return MHD_Result.NO }
         let reason = MHD_get_reason_phrase_for(UInt32(response.status)).map { String(cString: $0) } ?? ""
         var head = "HTTP/1.1 \(response.status) \(reason)\r\n"
-        for field in response.headers where !managedHeaders.contains(field.name.lowercased()) {
+        for field in response.headers where !isManagedHeader(field.name) {
             head += "\(field.name): \(field.value)\r\n"
         }
         head += "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"
@@ -58,6 +66,7 @@ enum EarlyAnswer {
         context.sent = Int64(body.count)
         shutdown(fd, Int32(SHUT_WR))
         context.answered = true
+        context.answeredAt = DispatchTime.now().uptimeNanoseconds
         return MHD_Result.YES
     }
 }

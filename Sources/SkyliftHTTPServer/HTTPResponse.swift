@@ -1,3 +1,5 @@
+import Dispatch
+
 /// A response to queue: status, header fields and a body source.
 ///
 /// `Content-Length` is computed by the server from the body; a `Content-Length` header set here is ignored.
@@ -50,18 +52,51 @@ public enum HTTPProduceResult {
     case end
     /// The body cannot be completed; the connection is closed so the client sees a short, failed transfer.
     case failed
+    /// No bytes yet: the producer calls the ``HTTPWake`` it was given once more may be had. Only an
+    /// ``HTTPEventBodyProducer`` answers this.
+    case pending
 }
 
-/// Supplies a streamed response body.
+/// Tells the server that a producer which answered ``HTTPProduceResult/pending`` can go on. Calling it more
+/// than once, or after the response ended, does nothing.
+public struct HTTPWake: Sendable {
+    private let action: @Sendable () -> Void
+    public init(_ action: @escaping @Sendable () -> Void) { self.action = action }
+    public func callAsFunction() { action() }
+}
+
+/// Supplies a streamed response body, and may block while doing so.
 ///
-/// `produce` is called on the connection's own thread, one call at a time, and may block until bytes are there:
-/// each connection has its thread, so blocking holds up no one else. `close` is called once when the response
-/// is done with, on any thread, possibly while no `produce` call is running.
+/// The server's event loops never call `produce` themselves: each call runs on one of the server's work
+/// threads (a bounded pool) and its bytes are handed to the connection when it returns, so a producer that
+/// blocks holds up only its own response. A producer that never waits for anything but local disk should be
+/// an ``HTTPEventBodyProducer`` instead, which the loops call directly (no thread hop per piece).
+/// `close` is called once when the response is done with, on any thread, while no `produce` call is running.
 public protocol HTTPBodyProducer: AnyObject {
     /// Writes up to `buffer.count` bytes of the body starting at `position`.
     func produce(into buffer: UnsafeMutableRawBufferPointer, at position: Int64) -> HTTPProduceResult
     /// Releases whatever the producer holds; called once, also when the client went away early.
     func close()
+}
+
+/// A producer called on the server's event loop: it returns at once with bytes read from memory or local
+/// disk, or with ``HTTPProduceResult/pending`` after arranging for `wake` to be called when bytes arrive
+/// (the proxy waiting for its origin), so one loop serves many responses.
+public protocol HTTPEventBodyProducer: HTTPBodyProducer {
+    /// Writes up to `buffer.count` bytes from `position`, or answers `.pending` and calls `wake` later.
+    func produce(into buffer: UnsafeMutableRawBufferPointer, at position: Int64, wake: HTTPWake) -> HTTPProduceResult
+}
+
+extension HTTPEventBodyProducer {
+    /// The blocking form, for callers outside the server (tests, a zip written to a file): waits for each wake.
+    public func produce(into buffer: UnsafeMutableRawBufferPointer, at position: Int64) -> HTTPProduceResult {
+        while true {
+            let ready = DispatchSemaphore(value: 0)
+            let result = produce(into: buffer, at: position, wake: HTTPWake { ready.signal() })
+            guard case .pending = result else { return result }
+            ready.wait()
+        }
+    }
 }
 
 /// How the handler wants a request with a body dealt with.
@@ -70,13 +105,18 @@ public enum HTTPHeadDecision {
     case respond(HTTPResponse)
     /// Feed the body to this receiver, then answer with what it returns.
     case receive(any HTTPBodyReceiver)
+    /// Deciding blocks (a tree walk, an fsync, a wait for another server): the server runs `decide` on one of
+    /// its work threads, holding the connection meanwhile, and goes on with what it returns. Heads that are
+    /// answered from memory or a quick look at local disk should not use this: the hop costs a thread switch.
+    case offload(@Sendable () -> HTTPHeadDecision)
 }
 
 /// Consumes a streamed request body.
 ///
-/// All calls for one request arrive on the connection's thread, in order: `receive` for each chunk as it
-/// is read from the socket (blocking in it applies backpressure to the client), then exactly one of
-/// `finish` (the whole body arrived) or `abort` (the client went away or the server stopped).
+/// All calls for one request come one at a time, in order: `receive` for each chunk as it is read from the
+/// socket, on the connection's event loop (it should write to local disk or memory and return), then exactly
+/// one of `finish` (the whole body arrived; it runs on a work thread and may block, e.g. to fsync) or `abort`
+/// (the client went away or the server stopped).
 public protocol HTTPBodyReceiver: AnyObject {
     /// Takes the next chunk. Return a response to stop consuming: the rest of the body is dropped and that
     /// response is sent once the client has finished sending.
@@ -87,7 +127,8 @@ public protocol HTTPBodyReceiver: AnyObject {
     func abort()
 }
 
-/// Decides how to answer each request. Called concurrently from connection threads.
+/// Decides how to answer each request. Called concurrently from the server's event loops: answer at once,
+/// or return ``HTTPHeadDecision/offload(_:)`` for work that blocks.
 public protocol HTTPHandler: Sendable {
     func head(_ request: HTTPRequest) -> HTTPHeadDecision
 }

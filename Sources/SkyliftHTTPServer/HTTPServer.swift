@@ -1,18 +1,20 @@
 import CMicroHTTPD
 import Foundation
 import SkyliftCore
+import SkyliftSystem
 import Synchronization
 
-/// An HTTP/1.1 server on libmicrohttpd, one thread per connection, connections kept open between requests.
+/// An HTTP/1.1 server on libmicrohttpd's event loops: one loop per core, each polling many connections
+/// with epoll; connections are kept open between requests.
 ///
-/// Handlers see each request head first and choose to answer at once or to stream the body through an
-/// ``HTTPBodyReceiver``; responses stream from memory, a file descriptor (kernel sendfile) or an
-/// ``HTTPBodyProducer`` that may block until bytes exist. Because every connection owns a thread, a
-/// blocking receiver or producer slows only its own client: that is the backpressure. An idle keep-alive
-/// connection is a thread asleep in `poll`: it costs memory (its stack and buffer), no CPU.
-/// (BENCHMARKS.md, "http", has the figures behind this choice against a thread pool with epoll.)
+/// Handlers see each request head first, on the loop, and answer at once, stream the body through an
+/// ``HTTPBodyReceiver``, or hand work that blocks to the server's bounded pool of work threads
+/// (``HTTPHeadDecision/offload(_:)``); the connection is suspended meanwhile and resumed when the work is done.
+/// Responses stream from memory, a file descriptor (kernel sendfile) or a producer. An idle connection costs
+/// its socket and a little memory, no thread. Limits as nginx has them close slow or idle connections, and a
+/// connection past the connection caps makes room by closing the oldest idle one (see ``Configuration``).
 public final class HTTPServer: Sendable {
-    /// Listening and resource settings.
+    /// Listening, resource and limit settings.
     public struct Configuration: Sendable {
         /// Address to bind: an IPv4 or IPv6 literal, or `localhost`.
         public var host: String
@@ -23,11 +25,12 @@ public final class HTTPServer: Sendable {
         /// time per request and resident memory per idle connection (32 KiB, like nginx's header buffers).
         /// A request body is read in pieces of up to about three quarters of it.
         public var connectionMemory: Int
-        /// Most connections served at once. A connection past the limit gets one `503` with `Retry-After`
-        /// and is closed, never dropped unanswered; past a further reserve the kernel queue holds it.
-        public var connectionLimit: Int
-        /// Seconds a connection may sit idle, between requests or within one, before it is closed.
-        public var idleTimeout: Int
+        /// Connection caps and deadlines.
+        public var limits: HTTPLimits
+        /// Event-loop threads; 0 means one per core.
+        public var loops: Int
+        /// Work threads for heads, bodies and producers that block (fsync, tree walks, waits for an origin).
+        public var workThreads: Int
         /// The access log: one line per finished request at `info`, built only when that level is enabled.
         /// Lines never hold header values or queries.
         public var accessLog: Logger
@@ -35,32 +38,44 @@ public final class HTTPServer: Sendable {
         public var tls: TLSIdentity?
 
         public init(host: String = "127.0.0.1", port: UInt16 = 0, connectionMemory: Int = 32 * 1024,
-                    connectionLimit: Int = 1024, idleTimeout: Int = 120,
+                    limits: HTTPLimits = HTTPLimits(), loops: Int = 0, workThreads: Int = 32,
                     accessLog: Logger = .disabled(label: "access"), tls: TLSIdentity? = nil) {
             self.host = host
             self.port = port
             self.connectionMemory = connectionMemory
-            self.connectionLimit = connectionLimit
-            self.idleTimeout = idleTimeout
+            self.limits = limits
+            self.loops = loops
+            self.workThreads = workThreads
             self.accessLog = accessLog
             self.tls = tls
         }
     }
 
-    /// Stack of each connection thread. glibc keeps up to 40 MiB of freed stacks for new threads, so a
-    /// small stack makes a connection's thread cheap to start; 2 MiB still leaves handlers deep recursion.
-    static let threadStackSize = 2 << 20
+    /// Stack of each event-loop thread: handlers run on them.
+    static let threadStackSize = 8 << 20
 
     let configuration: Configuration
     let handler: any HTTPHandler
-    let connections = ConnectionCount()
-    // The daemon pointer is only touched in start/stop, which take the lock.
-    private let daemon = Mutex<UInt?>(nil)
+    let connections: ConnectionTable
+    let suspensions: Suspensions
+    private let daemon = Mutex<Running?>(nil)
     private let boundPort = Atomic<UInt16>(0)
+
+    /// The started daemon and its deadline sweep; only touched in start/stop, which take the lock.
+    private struct Running {
+        var pointer: UInt
+        var sweep: DispatchSourceTimer
+    }
 
     public init(configuration: Configuration, handler: any HTTPHandler) {
         self.configuration = configuration
         self.handler = handler
+        let limits = configuration.limits
+        connections = ConnectionTable(limits: .init(
+            total: max(1, limits.connections), perAddress: max(1, limits.connectionsPerAddress),
+            headerTimeout: UInt64(max(1, limits.headerTimeout)) * 1_000_000_000,
+            keepAliveTimeout: UInt64(max(1, limits.keepAliveTimeout)) * 1_000_000_000))
+        suspensions = Suspensions(threads: max(1, configuration.workThreads))
     }
 
     deinit { stop() }
@@ -70,6 +85,12 @@ public final class HTTPServer: Sendable {
 
     /// TCP connections accepted since start: with keep-alive, fewer than requests.
     public var connectionsAccepted: Int { connections.accepted }
+
+    /// Connections open and counted against the caps now.
+    public var connectionsOpen: Int { connections.open }
+
+    /// Connections closed by the server to admit newer ones or past the head deadline, since start.
+    public var connectionsClosedForRoom: Int { connections.closedToMakeRoom }
 
     /// `http://host:port` (`https://` with TLS), with IPv6 hosts bracketed.
     public var baseURL: String {
@@ -81,42 +102,78 @@ public final class HTTPServer: Sendable {
     public func start() throws {
         try daemon.withLock { current in
             guard current == nil else { return }
-            let address = try SocketAddress(host: configuration.host, port: configuration.port)
-            var flags = MHD_USE_THREAD_PER_CONNECTION.rawValue | MHD_USE_INTERNAL_POLLING_THREAD.rawValue
-                | MHD_USE_POLL.rawValue
-            if address.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
-            if configuration.tls != nil { flags |= MHD_USE_TLS.rawValue }
-            let context = Unmanaged.passUnretained(self).toOpaque()
-            // libmicrohttpd hands the PEM text to GnuTLS while starting, which copies it.
-            let key = configuration.tls?.keyPEM, cert = configuration.tls?.certificatePEM
-            let started: OpaquePointer? = address.withSockaddr { sa in
-                withOptionalCString(key) { keyPEM in
-                    withOptionalCString(cert) { certPEM in
-                        skylift_mhd_start(flags, sa, skyliftAccessHandler, context, skyliftRequestCompleted, context,
-                                          skyliftConnectionNotify, context, configuration.connectionMemory,
-                                          UInt32(ConnectionCount.hardLimit(configuration.connectionLimit)),
-                                          UInt32(configuration.idleTimeout), Self.threadStackSize, keyPEM, certPEM)
-                    }
-                }
-            }
-            guard let started else {
-                if configuration.tls != nil, errno == 0 || errno == EINVAL {
-                    throw HTTPServerError.tlsRejected(host: configuration.host, port: configuration.port)
-                }
-                throw HTTPServerError.cannotListen(host: configuration.host, port: configuration.port, errno: errno)
-            }
-            current = UInt(bitPattern: Int(bitPattern: UnsafeMutableRawPointer(started)))
+            let started = try startDaemon()
+            let sweep = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "skylift.http.deadlines"))
+            sweep.schedule(deadline: .now() + 1, repeating: 1, leeway: .milliseconds(200))
+            sweep.setEventHandler { [connections] in connections.sweep() }
+            sweep.resume()
+            current = Running(pointer: UInt(bitPattern: Int(bitPattern: UnsafeMutableRawPointer(started))), sweep: sweep)
             boundPort.store(skylift_mhd_bound_port(started), ordering: .releasing)
         }
     }
 
-    /// Stops listening and waits for connection threads to end. Safe to call more than once.
+    private func startDaemon() throws -> OpaquePointer {
+        let address = try SocketAddress(host: configuration.host, port: configuration.port)
+        var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
+        if address.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
+        if configuration.tls != nil { flags |= MHD_USE_TLS.rawValue }
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        let loops = configuration.loops > 0 ? configuration.loops : max(1, ProcessInfo.processInfo.activeProcessorCount)
+        // libmicrohttpd splits its own limit among the loops; ours is enforced above it, so its limit only has to
+        // leave room to accept, answer 503 and close.
+        let hardLimit = DescriptorLimit.raise(toAtLeast: configuration.limits.connections * 2 + 1024) - 256
+        // libmicrohttpd hands the PEM text to GnuTLS while starting, which copies it.
+        let key = configuration.tls?.keyPEM, cert = configuration.tls?.certificatePEM
+        let started: OpaquePointer? = address.withSockaddr { sa in
+            withOptionalCString(key) { keyPEM in
+                withOptionalCString(cert) { certPEM in
+                    skylift_mhd_start(flags, sa, skyliftAccessHandler, context, skyliftRequestCompleted, context,
+                                      skyliftConnectionNotify, context, configuration.connectionMemory,
+                                      UInt32(max(64, hardLimit)), UInt32(max(1, configuration.limits.keepAliveTimeout)),
+                                      Self.threadStackSize, UInt32(loops), 4096, keyPEM, certPEM)
+                }
+            }
+        }
+        guard let started else {
+            if configuration.tls != nil, errno == 0 || errno == EINVAL {
+                throw HTTPServerError.tlsRejected(host: configuration.host, port: configuration.port)
+            }
+            throw HTTPServerError.cannotListen(host: configuration.host, port: configuration.port, errno: errno)
+        }
+        return started
+    }
+
+    /// Stops listening, lets work in progress finish (at most 30 s), and closes every connection. Safe to call
+    /// more than once.
     public func stop() {
         daemon.withLock { current in
-            guard let raw = current, let pointer = UnsafeMutableRawPointer(bitPattern: raw) else { return }
-            MHD_stop_daemon(OpaquePointer(pointer))
+            guard let running = current, let pointer = UnsafeMutableRawPointer(bitPattern: running.pointer) else { return }
+            running.sweep.cancel()
+            // libmicrohttpd must not stop with a connection suspended; a connection whose work outlives the wait
+            // is left suspended and the daemon is not stopped (its threads stay, but answer nothing more).
+            if suspensions.stopAll() { MHD_stop_daemon(OpaquePointer(pointer)) }
             current = nil
         }
+    }
+}
+
+/// Called by libmicrohttpd on a loop thread for each connection opened and closed: counts it against the
+/// caps (closing an older idle one to make room) and keeps its slot in the socket context.
+let skyliftConnectionNotify: MHD_NotifyConnectionCallback = { cls, connection, socketContext, code in
+    guard let cls, let socketContext else { return }
+    let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+    switch code {
+    case MHD_ConnectionNotificationCode.CONNECTION_NOTIFY_STARTED:
+        guard let connection else { return }
+        let slot = server.connections.opened(fd: skylift_mhd_connection_fd(connection),
+                                             address: PeerAddress(skylift_mhd_client_address(connection)))
+        socketContext.pointee = Unmanaged.passRetained(slot).toOpaque()
+    case MHD_ConnectionNotificationCode.CONNECTION_NOTIFY_CLOSED:
+        guard let raw = socketContext.pointee else { return }
+        socketContext.pointee = nil
+        server.connections.closed(Unmanaged<ConnectionSlot>.fromOpaque(raw).takeRetainedValue())
+    default:
+        break
     }
 }
 

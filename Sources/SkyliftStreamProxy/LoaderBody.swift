@@ -7,9 +7,10 @@ import Synchronization
 
 /// A response body fed from the loader: literal pieces (multipart headers) and byte ranges of a resource.
 ///
-/// `produce` runs on the connection's own thread and blocks while the loader waits for the origin. It wakes
-/// when bytes arrive, when the proxy stops, or after the stall timeout, so it never sleeps forever.
-final class LoaderBody: HTTPBodyProducer, Sendable {
+/// `produce` runs on the server's event loop and never blocks: while the loader waits for the origin it answers
+/// `.pending` and the cursor's ready callback wakes the connection. A stall timer fails the response after
+/// `stallTimeout` seconds without a byte, and stopping the proxy wakes and fails it, so none waits forever.
+final class LoaderBody: HTTPEventBodyProducer, Sendable {
     enum Piece: Sendable {
         case text([UInt8])
         case range(ByteRange)
@@ -27,6 +28,12 @@ final class LoaderBody: HTTPBodyProducer, Sendable {
         var offset = 0
         var cursor: RangeCursor?
         var stopped = false
+        var stalled = false
+        /// The wake of the last `.pending` answer, for the stall timer and `stop`.
+        var wake: HTTPWake?
+        /// Counts waits; a stall timer acts only if no byte came since it was armed.
+        var waits: UInt64 = 0
+        var waiting = false
     }
 
     let resource: RangeResource
@@ -35,7 +42,6 @@ final class LoaderBody: HTTPBodyProducer, Sendable {
     private let stallTimeout: Double
     private let logger: Logger
     private let responses: ActiveResponses
-    private let wake = DispatchSemaphore(value: 0)
     private let state = Mutex(State())
 
     init(resource: RangeResource, pieces: [Piece], path: String, stallTimeout: Double, responses: ActiveResponses,
@@ -50,23 +56,30 @@ final class LoaderBody: HTTPBodyProducer, Sendable {
 
     var length: Int64 { pieces.reduce(0) { $0 + $1.length } }
 
-    func produce(into buffer: UnsafeMutableRawBufferPointer, at position: Int64) -> HTTPProduceResult {
-        var waitingSince: DispatchTime?
-        while true {
-            enum Next { case done, failed, text([UInt8], Int), read(RangeCursor) }
-            let next = state.withLock { s -> Next in
-                if s.stopped { return .failed }
-                guard s.index < pieces.count else { return .done }
-                switch pieces[s.index] {
-                case let .text(bytes): return .text(bytes, s.offset)
-                case let .range(range):
-                    if s.cursor == nil { s.cursor = resource.cursor(range) }
-                    return .read(s.cursor!)
-                }
+    private enum Next { case done, failed, stalled, text([UInt8], Int), read(RangeCursor) }
+
+    private func next() -> Next {
+        state.withLock { s -> Next in
+            if s.stalled { return .stalled }
+            if s.stopped { return .failed }
+            guard s.index < pieces.count else { return .done }
+            switch pieces[s.index] {
+            case let .text(bytes): return .text(bytes, s.offset)
+            case let .range(range):
+                if s.cursor == nil { s.cursor = resource.cursor(range) }
+                return .read(s.cursor!)
             }
-            switch next {
+        }
+    }
+
+    func produce(into buffer: UnsafeMutableRawBufferPointer, at position: Int64, wake: HTTPWake) -> HTTPProduceResult {
+        while true {
+            switch next() {
             case .done: return .end
             case .failed: return .failed
+            case .stalled:
+                logger.warning("proxy: \(path) got no bytes for \(Int(stallTimeout))s; failing the response")
+                return .failed
             case let .text(bytes, offset):
                 let n = min(buffer.count, bytes.count - offset)
                 bytes.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + offset, byteCount: n) }
@@ -76,8 +89,10 @@ final class LoaderBody: HTTPBodyProducer, Sendable {
                 }
                 if n > 0 { return .bytes(n) }
             case let .read(cursor):
-                switch cursor.read(into: buffer, onReady: { [wake] in wake.signal() }) {
-                case let .bytes(n): return .bytes(n)
+                switch cursor.read(into: buffer, onReady: { wake() }) {
+                case let .bytes(n):
+                    state.withLock { $0.waiting = false }
+                    return .bytes(n)
                 case .end:
                     cursor.close()
                     state.withLock { s in s.index += 1; s.cursor = nil }
@@ -85,34 +100,50 @@ final class LoaderBody: HTTPBodyProducer, Sendable {
                     if !(error is CancellationError) { logger.warning("proxy: \(path) failed mid-response: \(error)") }
                     return .failed
                 case .pending:
-                    let started = waitingSince ?? .now()
-                    waitingSince = started
-                    while wake.wait(timeout: .now() + 0.25) == .timedOut {
-                        if state.withLock({ $0.stopped }) { return .failed }
-                        if Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9 > stallTimeout {
-                            logger.warning("proxy: \(path) got no bytes for \(Int(stallTimeout))s; failing the response")
-                            cursor.cancel()
-                            return .failed
-                        }
-                    }
+                    armStallTimer(wake)
+                    return .pending
                 }
             }
         }
     }
 
-    /// Wakes a blocked `produce` and makes it fail: the proxy is stopping.
+    /// Starts the stall clock at the first wait after a byte; a later wait keeps the clock running.
+    private func armStallTimer(_ wake: HTTPWake) {
+        let armed = state.withLock { s -> UInt64? in
+            s.wake = wake
+            guard !s.waiting else { return nil }
+            s.waiting = true
+            s.waits &+= 1
+            return s.waits
+        }
+        guard let armed else { return }
+        DispatchQueue.global().asyncAfter(deadline: .now() + stallTimeout) { [weak self] in self?.stallIfStill(armed) }
+    }
+
+    private func stallIfStill(_ armed: UInt64) {
+        let stalled = state.withLock { s -> (RangeCursor?, HTTPWake?)? in
+            guard s.waiting, s.waits == armed, !s.stopped else { return nil }
+            s.stalled = true
+            return (s.cursor, s.wake)
+        }
+        guard let stalled else { return }
+        stalled.0?.cancel()
+        stalled.1?()
+    }
+
+    /// Wakes a waiting response and makes it fail: the proxy is stopping.
     func stop() {
-        let cursor = state.withLock { s in
+        let (cursor, wake) = state.withLock { s in
             s.stopped = true
-            return s.cursor
+            return (s.cursor, s.wake)
         }
         cursor?.cancel()
-        wake.signal()
+        wake?()
     }
 
     func close() {
         let cursor = state.withLock { s in
-            defer { s.cursor = nil }
+            defer { s.cursor = nil; s.wake = nil }
             return s.cursor
         }
         cursor?.close()

@@ -24,6 +24,13 @@ struct ProxyHandler: HTTPHandler {
         case let .success(u): url = u
         case let .failure(refusal): return .respond(.text(400, "\(refusal); only paths under the origin are proxied"))
         }
+        // A fresh resource is answered on the event loop; anything that waits for the origin is offloaded.
+        if let resource = loader.openIfFresh(url) { return .respond(response(request, resource)) }
+        return .offload { self.openingOrigin(request, url) }
+    }
+
+    /// Opens `url` at the origin (a work thread waits for it, at most the stall timeout) and answers.
+    private func openingOrigin(_ request: HTTPRequest, _ url: URL) -> HTTPHeadDecision {
         let shown = LogText.escaped(request.path)
         let resource: RangeResource
         do {
@@ -92,8 +99,8 @@ struct ProxyHandler: HTTPHandler {
         return HTTPResponse(status: answer.status, headers: headers, body: .stream(length: body.length, producer: body))
     }
 
-    /// Runs async work from a connection thread and waits for it, at most `timeout` seconds. Each connection
-    /// has its own thread, so blocking it holds up only that player.
+    /// Runs async work from a server work thread and waits for it, at most `timeout` seconds; the event loops
+    /// never call this (the head that needs it is offloaded).
     static func waitFor<T: Sendable>(on executor: BlockingExecutor, timeout: Double,
                                      _ work: @escaping @Sendable () async throws -> T) throws -> T {
         do { return try executor.runBlocking(timeout: timeout, work) } catch is BlockingExecutor.TimedOut { throw ProxyTimeout() }

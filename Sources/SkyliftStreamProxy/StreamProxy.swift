@@ -29,6 +29,8 @@ public final class StreamProxy: Sendable {
         public var logger: Logger
         /// The access log, a stream of its own: one line per request at `info`; not even built when disabled.
         public var accessLog: Logger
+        /// Connection caps and deadlines for players' connections.
+        public var limits: HTTPLimits = HTTPLimits()
 
         public init(origin: URL, host: String = "127.0.0.1", port: UInt16 = 8422, stallTimeout: Double = 60,
                     allowedHosts: HostPolicy = HostPolicy(), logger: Logger = .disabled(label: "proxy"),
@@ -57,7 +59,7 @@ public final class StreamProxy: Sendable {
         let handler = ProxyHandler(configuration: configuration, origin: OriginPrefix(configuration.origin), loader: loader,
                                    responses: responses)
         server = HTTPServer(configuration: .init(host: configuration.host, port: configuration.port,
-                                                 accessLog: configuration.accessLog),
+                                                 limits: configuration.limits, accessLog: configuration.accessLog),
                             handler: HostFilter(policy: configuration.allowedHosts, next: handler))
     }
 

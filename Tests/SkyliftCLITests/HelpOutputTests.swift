@@ -80,7 +80,7 @@ func runSkylift(_ arguments: [String], environment: [String: String] = [:]) asyn
 
     @Test func serveHelp() async {
         let expected = """
-        usage: skylift serve [--root DIR] [--listen HOST:PORT] [--token-file FILE | --token TOKEN | --no-auth] [--allow-host NAME]... [--tls-cert FILE --tls-key FILE | --tls-self-signed] [--tus-expiry SECONDS] [--digests LIST] [--quiet]
+        usage: skylift serve [--root DIR] [--listen HOST:PORT] [--token-file FILE | --token TOKEN | --no-auth] [--allow-host NAME]... [--tls-cert FILE --tls-key FILE | --tls-self-signed] [--tus-expiry SECONDS] [--digests LIST] [--max-connections N] [--max-connections-per-address N] [--header-timeout SECONDS] [--body-timeout SECONDS] [--keepalive-timeout SECONDS] [--quiet]
 
         Serve a folder as the embedded cloud: WebDAV at /dav/, tus uploads at /uploads/<id>,
         ranged GET/HEAD on every file. The token comes from --token-file, --token or
@@ -96,19 +96,25 @@ func runSkylift(_ arguments: [String], environment: [String: String] = [:]) asyn
         and MD5 that ownCloud clients such as `rclone check` compare.
 
         options:
-          --root DIR            folder to serve (default: $XDG_DATA_HOME/skylift/store)
-          --listen HOST:PORT    address to listen on (default: 127.0.0.1:8421)
-          --token TOKEN         require this bearer token (default: $SKYLIFT_TOKEN, else a saved one)
-          --token-file FILE     read the token from FILE (mode 0600; unlike --token, not visible in ps)
-          --no-auth             serve without any authentication (loopback Host names only)
-          --allow-host NAME     also answer requests whose Host is NAME (then only those and loopback) (repeatable)
-          --tls-cert FILE       serve HTTPS with this PEM certificate (chain); needs --tls-key
-          --tls-key FILE        private key (PEM, unencrypted, mode 0600) of --tls-cert
-          --tls-self-signed     serve HTTPS with a certificate made once and kept next to the store
-          --tus-expiry SECONDS  drop unfinished tus uploads after this long (default: 86400)
-          --digests LIST        digests to keep, from sha256,sha1,md5 (default: sha256; sha256 is always kept)
-          --quiet               no access log on stderr
-          --help                show this help and exit
+          --root DIR                    folder to serve (default: $XDG_DATA_HOME/skylift/store)
+          --listen HOST:PORT            address to listen on (default: 127.0.0.1:8421)
+          --token TOKEN                 require this bearer token (default: $SKYLIFT_TOKEN, else a saved one)
+          --token-file FILE             read the token from FILE (mode 0600; unlike --token, not visible in ps)
+          --no-auth                     serve without any authentication (loopback Host names only)
+          --allow-host NAME             also answer requests whose Host is NAME (then only those and loopback) (repeatable)
+          --tls-cert FILE               serve HTTPS with this PEM certificate (chain); needs --tls-key
+          --tls-key FILE                private key (PEM, unencrypted, mode 0600) of --tls-cert
+          --tls-self-signed             serve HTTPS with a certificate made once and kept next to the store
+          --tus-expiry SECONDS          drop unfinished tus uploads after this long (default: 86400)
+          --digests LIST                digests to keep, from sha256,sha1,md5 (default: sha256; sha256 is always kept)
+          --max-connections N           connections held at once; at the cap the oldest idle one is closed (default: 10000)
+          --max-connections-per-address N
+                                        connections held from one client address (default: 1000)
+          --header-timeout SECONDS      time to send a complete request head (default: 60)
+          --body-timeout SECONDS        time a request body may pause (default: 60)
+          --keepalive-timeout SECONDS   time an idle connection is kept between requests (default: 75)
+          --quiet                       no access log on stderr
+          --help                        show this help and exit
 
         examples:
           skylift serve

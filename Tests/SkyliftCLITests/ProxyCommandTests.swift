@@ -62,7 +62,7 @@ func fetch(_ url: String, range: String? = nil, extra: [String] = []) throws -> 
         let r = await runSkylift(["proxy", "--help"])
         #expect(r.status == 0)
         #expect(r.out == """
-        usage: skylift proxy --origin URL [--token-file FILE | --token TOKEN] [--header-file FILE] [--header 'NAME: VALUE']... [--listen HOST:PORT] [--allow-host NAME]... [--cache-dir DIR] [--max-cache-size SIZE] [--drop-query NAME]... [--quiet | --verbose] [--ca-cert FILE | --pin-sha256 PIN] [--s3-endpoint URL] [--s3-addressing MODE]
+        usage: skylift proxy --origin URL [--token-file FILE | --token TOKEN] [--header-file FILE] [--header 'NAME: VALUE']... [--listen HOST:PORT] [--allow-host NAME]... [--cache-dir DIR] [--max-cache-size SIZE] [--drop-query NAME]... [--max-connections N] [--max-connections-per-address N] [--header-timeout SECONDS] [--body-timeout SECONDS] [--keepalive-timeout SECONDS] [--quiet | --verbose] [--ca-cert FILE | --pin-sha256 PIN] [--s3-endpoint URL] [--s3-addressing MODE]
 
         Serve GET http://LISTEN/<path> from <origin>/<path>, adding the origin's headers
         (a token) so players that cannot send them can play the local URL. Byte ranges
@@ -76,23 +76,29 @@ func fetch(_ url: String, range: String? = nil, extra: [String] = []) throws -> 
         refused (400), so every request stays under the origin's prefix.
 
         options:
-          --origin URL            base URL of the cloud files (http, https or s3://bucket/prefix/)
-          --header 'NAME: VALUE'  header sent to the origin (repeatable)
-          --header-file FILE      more headers, one 'NAME: VALUE' per line of FILE (mode 0600)
-          --token TOKEN           send 'Authorization: Bearer TOKEN' to the origin (default: $SKYLIFT_TOKEN)
-          --token-file FILE       read the token from FILE (mode 0600; unlike --token, not visible in ps)
-          --listen HOST:PORT      address to listen on (default: 127.0.0.1:8422)
-          --allow-host NAME       also answer requests whose Host is NAME (default: loopback only) (repeatable)
-          --cache-dir DIR         cache folder (default: $XDG_CACHE_HOME/skylift)
-          --max-cache-size SIZE   cache size limit, e.g. 500M, 2G (default: 2G)
-          --drop-query NAME       query parameter left out of cache keys (repeatable)
-          --quiet                 no request log on stderr; only warnings and errors
-          --verbose               also log details such as cache evictions
-          --ca-cert FILE          trust an HTTPS server whose certificate is in FILE (PEM) or signed by one there
-          --pin-sha256 PIN        trust the HTTPS server with this public key, as 'serve' prints (sha256//BASE64)
-          --s3-endpoint URL       S3 service for s3:// locations (default: $AWS_ENDPOINT_URL, else AWS)
-          --s3-addressing MODE    path, virtual or auto: bucket in the URL path or host (default: auto)
-          --help                  show this help and exit
+          --origin URL                  base URL of the cloud files (http, https or s3://bucket/prefix/)
+          --header 'NAME: VALUE'        header sent to the origin (repeatable)
+          --header-file FILE            more headers, one 'NAME: VALUE' per line of FILE (mode 0600)
+          --token TOKEN                 send 'Authorization: Bearer TOKEN' to the origin (default: $SKYLIFT_TOKEN)
+          --token-file FILE             read the token from FILE (mode 0600; unlike --token, not visible in ps)
+          --listen HOST:PORT            address to listen on (default: 127.0.0.1:8422)
+          --allow-host NAME             also answer requests whose Host is NAME (default: loopback only) (repeatable)
+          --cache-dir DIR               cache folder (default: $XDG_CACHE_HOME/skylift)
+          --max-cache-size SIZE         cache size limit, e.g. 500M, 2G (default: 2G)
+          --drop-query NAME             query parameter left out of cache keys (repeatable)
+          --max-connections N           connections held at once; at the cap the oldest idle one is closed (default: 10000)
+          --max-connections-per-address N
+                                        connections held from one client address (default: 1000)
+          --header-timeout SECONDS      time to send a complete request head (default: 60)
+          --body-timeout SECONDS        time a request body may pause (default: 60)
+          --keepalive-timeout SECONDS   time an idle connection is kept between requests (default: 75)
+          --quiet                       no request log on stderr; only warnings and errors
+          --verbose                     also log details such as cache evictions
+          --ca-cert FILE                trust an HTTPS server whose certificate is in FILE (PEM) or signed by one there
+          --pin-sha256 PIN              trust the HTTPS server with this public key, as 'serve' prints (sha256//BASE64)
+          --s3-endpoint URL             S3 service for s3:// locations (default: $AWS_ENDPOINT_URL, else AWS)
+          --s3-addressing MODE          path, virtual or auto: bucket in the URL path or host (default: auto)
+          --help                        show this help and exit
 
         examples:
           skylift proxy --origin http://127.0.0.1:8421/dav --token-file ~/.local/share/skylift/store.token

@@ -86,6 +86,9 @@ import Testing
         try #require(landed, "the server never joined the file")
         hold.release()
         let before = hold.bytesSent
+        // The final creation's log line is written once its answer is sent, after the join itself: wait for the
+        // three partial creations and the final one.
+        for _ in 0 ..< 500 where cloud.requests("POST").count < 4 { usleep(10_000) }
         let posts = cloud.requests("POST").count
         let again = try cloud.upload(file, folder: "j/", extra: ["--parts", "3"])
         let (events, status) = again.finish()

@@ -93,10 +93,11 @@ import Testing
         #expect(try c.response().text == "01234")
     }
 
-    @Test func pastTheLimitAClientGets503AndIdleConnectionsClose() throws {
+    @Test func atTheCapTheOldestIdleConnectionMakesRoomAndOnlyAllBusyGets503() throws {
         let scratch = try TempFolder("ka-limit"), root = scratch.url
         try Data("x".utf8).write(to: root.appendingPathComponent("x"))
-        let server = try StorageServer(configuration: StorageConfiguration(root: root, token: nil, connectionLimit: 2, idleTimeout: 2))
+        let limits = HTTPLimits(connections: 2, keepAliveTimeout: 2)
+        let server = try StorageServer(configuration: StorageConfiguration(root: root, token: nil, limits: limits))
         try server.start()
         defer { server.stop() }
         let request = "GET /dav/x HTTP/1.1\r\nHost: localhost\r\n\r\n"
@@ -105,17 +106,27 @@ import Testing
             try c.send(request)
             #expect(try c.response().status == 200)
         }
+        // Both held connections are idle: a third one closes the older of them and is served.
+        let third = try RawConnection(port: server.port)
+        try third.send(request)
+        #expect(try third.response().status == 200)
+        #expect(held[0].isClosedByServer())
+        try held[1].send(request)
+        #expect(try held[1].response().status == 200)
+        // Both counted connections busy (bodies half sent): the next one is refused with 503, not reset.
+        let put = "PUT /dav/y HTTP/1.1\r\nHost: localhost\r\nContent-Length: 10\r\n\r\n12345"
+        try held[1].send(put)
+        try third.send(put)
+        Thread.sleep(forTimeInterval: 0.3)
         let extra = try RawConnection(port: server.port)
         try extra.send(request)
         let busy = try extra.response()
         #expect(busy.status == 503 && busy.header("Retry-After") == "1")
         #expect(extra.isClosedByServer())
-        // The held connections sit idle past the 2 s timeout; the server closes them and has room again.
+        try held[1].send("67890")
+        #expect(try held[1].response().status == 201)
+        // Idle past the 2 s keep-alive timeout, the server closes it.
         Thread.sleep(forTimeInterval: 3.5)
-        #expect(held.allSatisfy { $0.isClosedByServer() })
-        let later = try RawConnection(port: server.port)
-        try later.send(request)
-        #expect(try later.response().status == 200)
-        #expect(server.connectionsAccepted == 4)
+        #expect(held[1].isClosedByServer())
     }
 }

@@ -30,7 +30,7 @@ final class ServerFixture: Sendable {
     /// (Re)starts on a fresh port with the same root.
     func start(token: String? = ServerFixture.token) throws {
         var config = StorageConfiguration(root: root, token: token, tusExpiry: expiry, maxUploadSize: maxSize,
-                                          accessLog: Logger(label: "access") { [log] line in log.append(line) }, idleTimeout: 10)
+                                          accessLog: Logger(label: "access") { [log] line in log.append(line) }, limits: HTTPLimits(keepAliveTimeout: 10))
         config.digests = digests
         let s = try StorageServer(configuration: config)
         try s.start()

@@ -118,7 +118,7 @@ import Testing
             switch buffer.withUnsafeMutableBytes({ stream.produce(into: $0, at: Int64(bytes.count)) }) {
             case let .bytes(n): bytes += buffer[0..<n]
             case .end: return bytes
-            case .failed: return nil
+            case .failed, .pending: return nil
             }
         }
     }

@@ -25,10 +25,15 @@ public final class RawConnection {
 
     /// Connects to 127.0.0.1:`port`; reads give up after `timeout` seconds of silence.
     public init(port: UInt16, timeout: Int = 10) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw Failure(description: "socket: errno \(errno)") }
+        fd = try Self.connectedSocket(port: port)
         var tv = timeval(tv_sec: timeout, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// A TCP socket connected to 127.0.0.1:`port`; the caller closes it.
+    public static func connectedSocket(port: UInt16) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failure(description: "socket: errno \(errno)") }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
@@ -40,6 +45,7 @@ public final class RawConnection {
             close(fd)
             throw Failure(description: "connect to port \(port): errno \(errno)")
         }
+        return fd
     }
 
     deinit { close(fd) }

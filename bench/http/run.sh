@@ -9,7 +9,10 @@
 #     then a client beyond skylift's connection limit (waits, or is refused?);
 # (5) slowloris: SLOW connections dripping one byte of a request head every 2 s, rate of 8 active clients;
 # (6) the proxy's time to first byte of a 1-byte range, cold (nothing cached), vs nginx directly, and how many
-#     TCP connections the proxy opened to the origin for those cold starts (nginx's $connection serials).
+#     TCP connections the proxy opened to the origin for those cold starts (nginx's $connection serials);
+# (7) FLOOD=10000 idle connections, then SLOW_FLOOD=1000 slowloris ones, all from 127.0.0.1, against skylift serve
+#     and nginx: an ordinary client's GETs from the same address (new connection each), answered / reset / p99,
+#     and skylift's RSS before and at its highest (goal: all answered, p99 <= 10 ms, RSS <= +40 MiB).
 # Rates are requests/s; each figure is the median of ROUNDS runs, the servers taking turns within a round.
 # ONLY="1 3" runs just those parts (all by default).
 # Needs (installed here): nginx, wrk, apache2-utils (ab), curl, python3 with wsgidav + cheroot.
@@ -21,6 +24,8 @@ ROUNDS=${ROUNDS:-3}
 SECS=${SECONDS_PER_RUN:-10}
 IDLE=${IDLE:-1000}
 SLOW=${SLOW:-200}
+FLOOD=${FLOOD:-10000}
+SLOW_FLOOD=${SLOW_FLOOD:-1000}
 scripts/deps.sh nginx wrk apache2-utils curl >/dev/null
 scripts/pip-deps.sh >/dev/null 2>&1 || true
 python3 -c 'import wsgidav, cheroot' || { echo "needs wsgidav and cheroot (scripts/pip-deps.sh)" >&2; exit 1; }
@@ -31,6 +36,7 @@ if [ -z "${BIN:-}" ]; then
     BIN="$(swift build -c release --show-bin-path)/skylift"
 fi
 CONNS="$PWD/bench/http/conns.py"
+FLOODER="$PWD/bench/http/flood.py"
 
 # tmpfs: the disk is not what this measures.
 WORK=$(mktemp -d /dev/shm/skylift-bench-http.XXXXXX)
@@ -63,10 +69,10 @@ NGINX_PORT=$(free_port)
 cat > "$WORK/nginx/nginx.conf" <<CONF
 $( [ "$(id -u)" = 0 ] && echo "user root;" )
 worker_processes auto;
-worker_rlimit_nofile 8192;
+worker_rlimit_nofile 65536;
 pid $WORK/nginx/nginx.pid;
 error_log $WORK/nginx/logs/error.log warn;
-events { worker_connections 4096; }
+events { worker_connections 16384; }
 http {
     log_format conn '\$connection \$http_user_agent \$status \$bytes_sent';
     access_log off;
@@ -155,7 +161,7 @@ for _ in $(seq "$ROUNDS"); do
     NG64+=("$(wrk_rate -t2 -c64 -d"${SECS}s" "$NGINX/small.bin")"); SK64+=("$(wrk_rate -t2 -c64 -d"${SECS}s" "$SKY/small.bin")")
     NGAB+=("$(ab_rate "$NGINX/small.bin")"); SKAB+=("$(ab_rate "$SKY/small.bin")")
 done
-echo "(1) GET 4 KiB, requests/s (goal: keep-alive >= 0.8, new connections >= 1.0), load average now $(load)"
+echo "(1) GET 4 KiB, requests/s (goal: >= 1.0, aim 1.2), load average now $(load)"
 report "    keep-alive, 8 connections" nginx "${NG8[@]}" -- "${SK8[@]}"
 report "    keep-alive, 64 connections" nginx "${NG64[@]}" -- "${SK64[@]}"
 report "    new connection each (ab -c 8)" nginx "${NGAB[@]}" -- "${SKAB[@]}"
@@ -184,7 +190,7 @@ for _ in $(seq "$ROUNDS"); do
     NGR64+=("$(wrk_rate -t2 -c64 -d"${SECS}s" -s "$WORK/ranges.lua" "$NGINX/big.bin")")
     PXR64+=("$(wrk_rate -t2 -c64 -d"${SECS}s" -s "$WORK/ranges.lua" "$PROXY/big.bin")")
 done
-echo "(3) proxy, warm cache: random 4 KiB ranges, keep-alive, requests/s (goal >= 0.8), load average now $(load)"
+echo "(3) proxy, warm cache: random 4 KiB ranges, keep-alive, requests/s (goal >= 0.9), load average now $(load)"
 report "    8 connections" nginx "${NGR8[@]}" -- "${PXR8[@]}"
 report "    64 connections" nginx "${NGR64[@]}" -- "${PXR64[@]}"
 
@@ -216,12 +222,12 @@ for who in nginx skylift; do
         "$(python3 -c "print(f'{(1 - $i / $b) * 100:.1f}')")"
 done
 echo "    skylift RSS $((RSS_BEFORE / 1024)) MiB before, $((RSS_IDLE / 1024)) MiB with $IDLE idle connections"
-LIMIT=1024
+LIMIT=1000
 hold_idle "$SKY_PORT" /dav/small.bin "$LIMIT"
 AT_LIMIT=$(python3 "$CONNS" probe 127.0.0.1 "$SKY_PORT" /dav/small.bin 3)
 release
 sleep 2
-echo "    skylift with $HELD connections open (its limit $LIMIT), one more client: $AT_LIMIT"
+echo "    skylift with $HELD idle connections from one address (its per-address cap $LIMIT), one more client: $AT_LIMIT"
 echo "    ... and once those have closed: $(python3 "$CONNS" probe 127.0.0.1 "$SKY_PORT" /dav/small.bin 10)"
 
 fi
@@ -262,5 +268,17 @@ echo "(6) time to first byte of a 1-byte range, 31 files, median"
 echo "    nginx direct   $(ms "${TN[@]}")"
 echo "    proxy cold     $(ms "${TP[@]}")"
 echo "    the proxy sent the origin $ORIGIN_REQS requests for these 31 cold starts over $ORIGIN_CONNS TCP connections ($ORIGIN_CUT GETs cut short)"
+fi
+if want 7; then
+# (7) floods from one address beside an ordinary client
+NGINX_MASTER=$(cat "$WORK/nginx/nginx.pid")
+echo "(7) an ordinary client (200 GETs of 4 KiB, a new connection each, 20 ms apart) beside a flood from the same address"
+echo "    $FLOOD idle, skylift: $(python3 "$FLOODER" idle 127.0.0.1 "$SKY_PORT" /dav/small.bin "$FLOOD" 200 "$SKY_PID")"
+sleep 2
+echo "    $FLOOD idle, nginx:   $(python3 "$FLOODER" idle 127.0.0.1 "$NGINX_PORT" /small.bin "$FLOOD" 200 "$NGINX_MASTER" | sed 's/ rss .*//')"
+sleep 2
+echo "    $SLOW_FLOOD slowloris, skylift: $(python3 "$FLOODER" slowloris 127.0.0.1 "$SKY_PORT" /dav/small.bin "$SLOW_FLOOD" 200 "$SKY_PID")"
+sleep 2
+echo "    $SLOW_FLOOD slowloris, nginx:   $(python3 "$FLOODER" slowloris 127.0.0.1 "$NGINX_PORT" /small.bin "$SLOW_FLOOD" 200 "$NGINX_MASTER" | sed 's/ rss .*//')"
 fi
 echo "load average at end $(load)"

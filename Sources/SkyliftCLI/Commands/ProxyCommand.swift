@@ -10,7 +10,7 @@ public enum ProxyCommand: Command {
     public static let spec = CommandSpec(
         name: "proxy",
         summary: "play cloud media in any player through a local caching proxy",
-        usage: "proxy --origin URL [--token-file FILE | --token TOKEN] [--header-file FILE] [--header 'NAME: VALUE']... [--listen HOST:PORT] [--allow-host NAME]... [--cache-dir DIR] [--max-cache-size SIZE] [--drop-query NAME]... [--quiet | --verbose] [--ca-cert FILE | --pin-sha256 PIN] [--s3-endpoint URL] [--s3-addressing MODE]",
+        usage: "proxy --origin URL [--token-file FILE | --token TOKEN] [--header-file FILE] [--header 'NAME: VALUE']... [--listen HOST:PORT] [--allow-host NAME]... [--cache-dir DIR] [--max-cache-size SIZE] [--drop-query NAME]... [--max-connections N] [--max-connections-per-address N] [--header-timeout SECONDS] [--body-timeout SECONDS] [--keepalive-timeout SECONDS] [--quiet | --verbose] [--ca-cert FILE | --pin-sha256 PIN] [--s3-endpoint URL] [--s3-addressing MODE]",
         details: """
         Serve GET http://LISTEN/<path> from <origin>/<path>, adding the origin's headers
         (a token) so players that cannot send them can play the local URL. Byte ranges
@@ -42,6 +42,7 @@ public enum ProxyCommand: Command {
         var cacheDirectory: String?
         var maxCacheSize: Int64?
         var dropQuery: [String] = []
+        var limits = LimitOptions()
         var log = LogOptions()
         var tls = ClientTLS()
         var s3 = S3Options()
@@ -61,7 +62,7 @@ public enum ProxyCommand: Command {
                            ByteCount.parse(text).flatMap { $0 >= 1 << 20 ? $0 : nil }
                        }),
                 .repeated("--drop-query", "NAME", help: "query parameter left out of cache keys", \.dropQuery),
-            ] + LogOptions.declarations.within(\.log) + ClientTLS.declarations.within(\.tls) + S3Options.declarations.within(\.s3)
+            ] + LimitOptions.declarations.within(\.limits) + LogOptions.declarations.within(\.log) + ClientTLS.declarations.within(\.tls) + S3Options.declarations.within(\.s3)
     }
 
     public static let stopsOnSignal = true
@@ -96,9 +97,10 @@ public enum ProxyCommand: Command {
         }
         let loader = RangeLoader(cache: cache, origin: HTTPRangeOrigin(transport: transport, headers: headers),
                                  configuration: .init(droppedQueryParameters: Set(options.dropQuery), logger: logs.events))
-        let proxy = StreamProxy(configuration: .init(origin: origin, host: listen.host, port: listen.port,
-                                                     allowedHosts: allowedHosts, logger: logs.events, accessLog: logs.access),
-                                loader: loader)
+        var proxyConfiguration = StreamProxy.Configuration(origin: origin, host: listen.host, port: listen.port,
+                                                           allowedHosts: allowedHosts, logger: logs.events, accessLog: logs.access)
+        proxyConfiguration.limits = options.limits.limits
+        let proxy = StreamProxy(configuration: proxyConfiguration, loader: loader)
         do {
             try proxy.start()
         } catch {

@@ -9,7 +9,7 @@ public enum ServeCommand: Command {
     public static let spec = CommandSpec(
         name: "serve",
         summary: "serve a folder as the embedded cloud (WebDAV, tus, ranged GET)",
-        usage: "serve [--root DIR] [--listen HOST:PORT] [--token-file FILE | --token TOKEN | --no-auth] [--allow-host NAME]... [--tls-cert FILE --tls-key FILE | --tls-self-signed] [--tus-expiry SECONDS] [--digests LIST] [--quiet]",
+        usage: "serve [--root DIR] [--listen HOST:PORT] [--token-file FILE | --token TOKEN | --no-auth] [--allow-host NAME]... [--tls-cert FILE --tls-key FILE | --tls-self-signed] [--tus-expiry SECONDS] [--digests LIST] [--max-connections N] [--max-connections-per-address N] [--header-timeout SECONDS] [--body-timeout SECONDS] [--keepalive-timeout SECONDS] [--quiet]",
         details: """
         Serve a folder as the embedded cloud: WebDAV at /dav/, tus uploads at /uploads/<id>,
         ranged GET/HEAD on every file. The token comes from --token-file, --token or
@@ -39,6 +39,7 @@ public enum ServeCommand: Command {
         var tls = ServeTLS.Options()
         var tusExpiry: Double?
         var digests: Set<DigestAlgorithm>?
+        var limits = LimitOptions()
         var log = LogOptions()
 
         public init() {}
@@ -53,7 +54,7 @@ public enum ServeCommand: Command {
             .value("--tus-expiry", "SECONDS", help: "drop unfinished tus uploads after this long (default: 86400)",
                    \.tusExpiry, as: .seconds(1...31_536_000)),
             DigestOption.declaration(\.digests),
-        ] + LogOptions.declarations.only(\.quiet).help(\.quiet, "no access log on stderr").within(\.log)
+        ] + LimitOptions.declarations.within(\.limits) + LogOptions.declarations.only(\.quiet).help(\.quiet, "no access log on stderr").within(\.log)
     }
 
     public static let stopsOnSignal = true
@@ -92,15 +93,9 @@ public enum ServeCommand: Command {
 
         let tls = try ServeTLS.resolve(options.tls, root: root, listen: listen, command: spec.name)
         let shutdown = ShutdownSignal()
-        var configuration = StorageConfiguration(root: root, token: token)
+        var configuration = try storageConfiguration(options, root: root, token: token, listen: listen, context: context)
         configuration.tusExpiry = expiry
-        configuration.digests = DigestOption.algorithms(options.digests)
         configuration.tls = tls?.identity
-        // Without auth the Host check is always on; with a token only when names were listed.
-        if token == nil || !options.allowHosts.isEmpty {
-            configuration.allowedHosts = try AllowedHosts.policy(options.allowHosts, listen: listen, command: spec.name)
-        }
-        configuration.accessLog = try options.log.loggers(label: "serve", context: context, command: spec.name).access
         let server: StorageServer
         do {
             server = try StorageServer(configuration: configuration, host: listen.host, port: listen.port)
@@ -117,6 +112,20 @@ public enum ServeCommand: Command {
         context.errors.line("skylift: signal \(signal), stopping")
         server.stop()
         return 0
+    }
+
+    /// The server's settings from the options: digests, caps and deadlines, the `Host` check, the access log.
+    private static func storageConfiguration(_ options: Options, root: URL, token: String?, listen: ListenAddress,
+                                             context: CommandContext) throws -> StorageConfiguration {
+        var configuration = StorageConfiguration(root: root, token: token)
+        configuration.digests = DigestOption.algorithms(options.digests)
+        configuration.limits = options.limits.limits
+        // Without auth the Host check is always on; with a token only when names were listed.
+        if token == nil || !options.allowHosts.isEmpty {
+            configuration.allowedHosts = try AllowedHosts.policy(options.allowHosts, listen: listen, command: spec.name)
+        }
+        configuration.accessLog = try options.log.loggers(label: "serve", context: context, command: spec.name).access
+        return configuration
     }
 
     /// The start-up lines: what is served where, the token (only a generated one), the sign-in link, TLS trust.

@@ -10,14 +10,29 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
 
     /// The first value of `name`, compared case-insensitively.
     public subscript(_ name: String) -> String? {
-        let lower = name.lowercased()
-        return fields.first { $0.name.lowercased() == lower }?.value
+        fields.first { Self.namesMatch($0.name, name) }?.value
     }
 
     /// Every value of `name`, in order.
     public func values(_ name: String) -> [String] {
-        let lower = name.lowercased()
-        return fields.filter { $0.name.lowercased() == lower }.map(\.value)
+        fields.filter { Self.namesMatch($0.name, name) }.map(\.value)
+    }
+
+    /// True when two field names are equal ignoring ASCII case (RFC 9110 §5.1), compared byte by byte
+    /// without making lowercased copies: this runs for every header lookup of every request.
+    public static func namesMatch(_ a: String, _ b: String) -> Bool {
+        var a = a, b = b
+        return a.withUTF8 { x in
+            b.withUTF8 { y in
+                guard x.count == y.count else { return false }
+                for i in 0 ..< x.count where x[i] != y[i] {
+                    // Setting bit 5 maps A-Z onto a-z; only letters may differ that way.
+                    let lx = x[i] | 0x20
+                    guard lx == y[i] | 0x20, lx >= 0x61, lx <= 0x7A else { return false }
+                }
+                return true
+            }
+        }
     }
 
     /// A field holding a non-negative decimal integer (`Content-Length`, `Upload-Offset`): nil when absent,
@@ -33,8 +48,7 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
     }
 
     public mutating func remove(_ name: String) {
-        let lower = name.lowercased()
-        fields.removeAll { $0.name.lowercased() == lower }
+        fields.removeAll { Self.namesMatch($0.name, name) }
     }
 
     public func contains(_ name: String) -> Bool { self[name] != nil }

@@ -17,10 +17,8 @@ public struct StorageConfiguration: Sendable {
     /// The access log: one line per finished request (method, path as sent with control bytes escaped, status,
     /// bytes, ms) at `info`; never headers or queries. Disabled by default.
     public var accessLog: Logger
-    /// Most connections served at once (each holds a thread); one past it gets `503` and is closed.
-    public var connectionLimit: Int
-    /// Seconds a connection may sit idle before it is closed.
-    public var idleTimeout: Int
+    /// Connection caps (in all, per client address) and deadlines (request head, body, keep-alive).
+    public var limits: HTTPLimits
     /// `Host` values answered (others get 421). Nil: without a token, loopback names and addresses only
     /// (a server nobody authenticates to must not answer a web page's rebinded name); with a token, any
     /// `Host`, since a page cannot send the token.
@@ -39,14 +37,13 @@ public struct StorageConfiguration: Sendable {
 
     public init(root: URL, token: String?, tusExpiry: TimeInterval = 24 * 3600,
                 maxUploadSize: Int64 = 1 << 40, accessLog: Logger = .disabled(label: "access"),
-                connectionLimit: Int = 1024, idleTimeout: Int = 120, allowedHosts: HostPolicy? = nil) {
+                limits: HTTPLimits = HTTPLimits(), allowedHosts: HostPolicy? = nil) {
         self.root = root
         self.token = token
         self.tusExpiry = tusExpiry
         self.maxUploadSize = maxUploadSize
         self.accessLog = accessLog
-        self.connectionLimit = connectionLimit
-        self.idleTimeout = idleTimeout
+        self.limits = limits
         self.allowedHosts = allowedHosts
     }
 }

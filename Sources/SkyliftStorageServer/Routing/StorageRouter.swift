@@ -24,6 +24,21 @@ final class StorageRouter: HTTPHandler {
     }
 
     func head(_ request: HTTPRequest) -> HTTPHeadDecision {
+        Self.answersOnLoop(request) ? route(request) : .offload { self.route(request) }
+    }
+
+    /// Requests answered from memory or with one quick look at local disk (open, stat, a small attribute) run on
+    /// the server's event loop; those that walk trees, copy, fsync or write state run on its work threads.
+    /// Uploads start on the loop (their bodies are written there as they arrive; `finish` is offloaded).
+    static func answersOnLoop(_ request: HTTPRequest) -> Bool {
+        switch request.method {
+        case "GET", "HEAD": request.query == nil && (request.path == "/" || !request.path.hasSuffix("/"))
+        case "PUT", "PATCH", "OPTIONS": true
+        default: false
+        }
+    }
+
+    private func route(_ request: HTTPRequest) -> HTTPHeadDecision {
         if let answer = web.handle(request) { return answer }
         // A share link is its own credential and reaches only what it names (see StorageRouter+Shares).
         if request.path.hasPrefix("/s/") { return .respond(shared(request)) }

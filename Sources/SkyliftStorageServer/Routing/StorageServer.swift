@@ -17,8 +17,7 @@ public final class StorageServer: Sendable {
         let router = try StorageRouter(configuration: configuration, store: store)
         self.router = router
         let handler: any HTTPHandler = configuration.effectiveHostPolicy.map { HostFilter(policy: $0, next: router) } ?? router
-        http = HTTPServer(configuration: .init(host: host, port: port, connectionLimit: configuration.connectionLimit,
-                                               idleTimeout: configuration.idleTimeout,
+        http = HTTPServer(configuration: .init(host: host, port: port, limits: configuration.limits,
                                                accessLog: configuration.accessLog, tls: configuration.tls),
                           handler: handler)
     }
