@@ -48,7 +48,9 @@ final class StorageRouter: HTTPHandler {
         if path == "/api/share" { return shareRequest(request) }
         if request.method == "OPTIONS" && (path == "*" || path == "/") { return .respond(options()) }
         let target: StoragePath
-        switch store.resolver.resolve(rawPath: path) {
+        // A plain GET or HEAD reaches its path only through FileTree.entry, which applies the link rule itself.
+        let plainRead = (request.method == "GET" || request.method == "HEAD") && request.query == nil
+        switch store.resolver.resolve(rawPath: path, walking: !plainRead) {
         case let .success(p): target = p
         case let .failure(refusal): return .respond(.text(refusal.status, refusal.message))
         }
