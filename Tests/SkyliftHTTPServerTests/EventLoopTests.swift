@@ -69,6 +69,8 @@ private final class CurlRun: @unchecked Sendable {
     }
 }
 
+private final class Released: Sendable { let flag = Atomic<Bool>(false) }
+
 @Suite struct EventLoopTests {
     /// More blocked heads than there are event loops: every loop stays free, so other clients are answered while
     /// the blocked ones wait on the work threads, and each blocked one is answered once let go.
@@ -107,14 +109,15 @@ private final class CurlRun: @unchecked Sendable {
         try server.start()
         let slow = CurlRun(["-m", "30", "\(server.baseURL)/slow"])
         for _ in 0..<200 where handler.slowStarted.load(ordering: .relaxed) < 1 { try await Task.sleep(for: .milliseconds(20)) }
-        let released = Atomic<Bool>(false)
+        let released = Released()
         DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) {
-            released.store(true, ordering: .releasing)
+            released.flag.store(true, ordering: .releasing)
             handler.gate.signal()
         }
         server.stop()
         // stop() returned only after the work was let go; the client got the answer or an end, never a hang.
-        #expect(released.load(ordering: .acquiring))
+        let wasReleased = released.flag.load(ordering: .acquiring)
+        #expect(wasReleased)
         _ = slow.result
     }
 }
