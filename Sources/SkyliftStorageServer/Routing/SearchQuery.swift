@@ -96,7 +96,9 @@ enum SearchCursor {
             .map { String(decoding: $0, as: UTF8.self) }
         guard !segments.isEmpty, segments.count <= maxSegments else { return nil }
         for s in segments {
-            guard !s.isEmpty, s != ".", s != "..", !s.utf8.contains(0), !s.hasPrefix(PathResolver.hiddenPrefix) else { return nil }
+            // Bytes, not Characters: a combining mark after the prefix would make `hasPrefix` say no.
+            guard !s.isEmpty, s != ".", s != "..", !s.utf8.contains(0), !s.utf8.starts(with: PathResolver.hiddenPrefix.utf8)
+            else { return nil }
         }
         return segments
     }
