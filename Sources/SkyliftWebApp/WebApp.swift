@@ -59,7 +59,9 @@ public final class WebApp: Sendable {
             guard readOnly else { return .respond(Self.notAllowed("GET, HEAD")) }
             return .respond(Self.favicon())
         case "/signin":
-            if readOnly { return .respond(signIn(query: request.query ?? "")) }
+            // HEAD never uses up a code: link checkers probe with it.
+            if request.method == "GET" { return .respond(signIn(query: request.query ?? "")) }
+            if request.method == "HEAD" { return .respond(Self.redirect("./")) }
             guard request.method == "POST" else { return .respond(Self.notAllowed("GET, HEAD, POST")) }
             guard CrossSite.isSameOrigin(request.headers) else { return .respond(.text(403, "cross-site sign-in refused")) }
             return .receive(BodyCollector(limit: 4096, kind: "form") { self.signIn(form: $0) })

@@ -14,6 +14,8 @@ import Testing
         let link = server.signInLink
         #expect(link.hasPrefix(server.url + "/signin?code=") && !link.contains(server.token), "\(link)")
         let path = String(link.dropFirst(server.url.count))
+        // A HEAD (a link checker) does not use the code up.
+        #expect(try server.curl(path, ["-I"]).header("Set-Cookie").isEmpty)
         let first = try server.curl(path)
         #expect(first.status == 303 && first.header("Location") == ["./"])
         let setCookie = try #require(first.header("Set-Cookie").first)
