@@ -58,7 +58,9 @@ struct FolderSearch {
         guard let entry = FileTree.entry(folder) else { return .text(404, "not found: \(folder.relative)") }
         guard entry.stat.isDirectory else { return .text(400, "not a folder: \(folder.relative)") }
         let page = FolderSearch(top: folder, scope: scope, query: parsed).run()
-        guard let json = try? JSONEncoder().encode(page) else { return .text(500, "cannot encode the search of \(folder.relative)") }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .withoutEscapingSlashes // paths read as paths: "a/b", not "a\/b"
+        guard let json = try? encoder.encode(page) else { return .text(500, "cannot encode the search of \(folder.relative)") }
         var h = HTTPHeaders()
         h.add("Content-Type", "application/json")
         h.add("Cache-Control", "no-store")

@@ -91,7 +91,7 @@ extension StorageRouter {
                 ["id": share.id, "path": "/" + share.path.joined(separator: "/"), "expires": share.expires,
                  "link": "s/" + shares.link(share) + linkSuffix(share.path)]
             }
-            let json = (try? JSONSerialization.data(withJSONObject: ["shares": items], options: [.sortedKeys])) ?? Data()
+            let json = (try? JSONSerialization.data(withJSONObject: ["shares": items], options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
             return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: .bytes(Array(json)))
         }
         guard request.method == "DELETE" else { return .text(405, "DELETE only", headers: ["Allow": "DELETE"]) }
