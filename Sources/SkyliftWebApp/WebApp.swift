@@ -101,7 +101,7 @@ public final class WebApp: Sendable {
     private func signIn(query: String) -> HTTPResponse {
         guard checkToken != nil, let code = Self.formValue("code", in: query) else { return Self.redirect("./") }
         guard codes?.redeem(code) == true else {
-            return wrong("That sign-in link was used already or has expired. Ask the server for a new one, or enter the token.")
+            return wrong("That sign-in link was used already or has expired: run skylift signin for a new one, or enter the token.")
         }
         return startSession()
     }
