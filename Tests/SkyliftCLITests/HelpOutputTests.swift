@@ -34,6 +34,7 @@ func runSkylift(_ arguments: [String], environment: [String: String] = [:]) asyn
           status       show the watch queue and the store's last scrub
           scrub        re-read the stored files and check them against their digests
           share        make, list or revoke read-only links to a file or folder of the embedded cloud
+          signin       print a one-time sign-in link for the web app of a running skylift serve
           service      install or remove a systemd user service running watch, serve or proxy
           completions  print shell completion for bash, zsh or fish
 

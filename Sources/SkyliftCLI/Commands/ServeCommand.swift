@@ -103,7 +103,10 @@ public enum ServeCommand: Command {
         } catch {
             throw CommandFailure("cannot serve on \(listen): \(error)")
         }
-        printStart(root: root, baseURL: server.baseURL, token: token, tokenNote: tokenNote, tls: tls, listen: listen, context: context)
+        let signIn: String?
+        do { signIn = try server.signInLink() } catch { throw CommandFailure("cannot make a sign-in link: \(error)") }
+        printStart(root: root, baseURL: server.baseURL, token: token, tokenNote: tokenNote, signIn: signIn, tls: tls, listen: listen,
+                   context: context)
         if server.recordedDigests.isEmpty {
             context.errors.line("skylift serve: warning: \(root.path) keeps no extended attributes: no digests are recorded, "
                 + "clients verify by reading back and `skylift scrub` finds nothing to compare")
@@ -128,9 +131,10 @@ public enum ServeCommand: Command {
         return configuration
     }
 
-    /// The start-up lines: what is served where, the token (only a generated one), the sign-in link, TLS trust.
-    private static func printStart(root: URL, baseURL: String, token: String?, tokenNote: String, tls: ServeTLS?,
-                                   listen: ListenAddress, context: CommandContext) {
+    /// The start-up lines: what is served where, the token (only a generated one), the one-time sign-in link
+    /// (also for a token from a file or the environment: it holds a code, never the token), TLS trust.
+    private static func printStart(root: URL, baseURL: String, token: String?, tokenNote: String, signIn: String?,
+                                   tls: ServeTLS?, listen: ListenAddress, context: CommandContext) {
         context.output.line("skylift: serving \(root.path)")
         context.output.line("  url:   \(baseURL)/dav/")
         if token != nil && tokenNote.isEmpty {
@@ -141,12 +145,9 @@ public enum ServeCommand: Command {
         } else {
             context.output.line("  auth:  none (--no-auth)")
         }
-        // The browser sign-in link (as Jupyter prints one) only where the token itself is shown.
-        if let token, !tokenNote.isEmpty {
-            context.output.line("  open:  \(baseURL)/?token=\(token)")
-        } else {
-            context.output.line("  open:  \(baseURL)/")
-        }
+        // The browser sign-in link, as Jupyter prints one, but valid once and for minutes: scrollback and the
+        // browser's history keep nothing that signs in again.
+        context.output.line("  open:  \(signIn ?? baseURL + "/")")
         for line in tls?.startLines ?? [] { context.output.line(line) }
         if !listen.isLoopback && tls == nil {
             context.errors.line("skylift serve: warning: listening on \(listen) without TLS: the token and the web app's "

@@ -42,10 +42,11 @@ final class StorageRouter: HTTPHandler {
         if let answer = web.handle(request) { return answer }
         // A share link is its own credential and reaches only what it names (see StorageRouter+Shares).
         if request.path.hasPrefix("/s/") { return .respond(shared(request)) }
-        guard auth.allows(request.headers) || cookieAllows(request) else { return .respond(Auth.challenge(request.headers)) }
+        if let refusal = authenticate(request) { return .respond(refusal) }
         let path = request.path
         if path == "/uploads" || path.hasPrefix("/uploads/") { return tus.handle(request) }
         if path == "/api/share" { return shareRequest(request) }
+        if path == "/api/shares" || path.hasPrefix("/api/shares/") { return .respond(sharesRequest(request)) }
         if request.method == "OPTIONS" && (path == "*" || path == "/") { return .respond(options()) }
         let target: StoragePath
         // A plain GET or HEAD reaches its path only through FileTree.entry, which applies the link rule itself.
@@ -61,6 +62,15 @@ final class StorageRouter: HTTPHandler {
         case "POST": return tus.create(request, folder: target)
         default: return webdav.handle(request, target: target)
         }
+    }
+
+    /// Nil when the token or the session cookie lets the request in; otherwise the 401, sent after the
+    /// throttle's delay when a wrong token was presented.
+    private func authenticate(_ request: HTTPRequest) -> HTTPResponse? {
+        let verdict = auth.verdict(request.headers)
+        if verdict == .allowed || cookieAllows(request) { return nil }
+        if verdict == .wrong, let refused = web.wrongToken(request) { return refused }
+        return Auth.challenge(request.headers)
     }
 
     /// One answer for every OPTIONS: what WebDAV class and which tus extensions are spoken here.
