@@ -44,6 +44,15 @@ import TestPrograms
         #expect(size.width == 64 && size.height == 128, "\(ext): \(size)")
     }
 
+    @Test func heic() throws {
+        let png = scratch.appending("tall.png")
+        try TestMedia.still(png, width: 300, height: 600, color: "0x993366")
+        let url = scratch.appending("tall.heic")
+        try TestMedia.convert(png, to: url)
+        let size = try #require(TestMedia.jpegSize(try thumbnail(url, .medium).get().jpeg))
+        #expect(size.width == 128 && size.height == 256, "\(size)")
+    }
+
     @Test func transparentPNGIsLaidOnWhite() throws {
         let url = scratch.appending("clear.png")
         try TestMedia.still(url, width: 200, height: 200, color: "black@0.0", pixelFormat: "rgba")

@@ -17,6 +17,13 @@ public enum TestMedia {
         try ffmpeg(["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", source, "-frames:v", "1", "-update", "1", url.path])
     }
 
+    /// The picture at `source` converted by the `vips` program to the format `url`'s extension names (HEIC, which
+    /// ffmpeg does not write).
+    public static func convert(_ source: URL, to url: URL) throws {
+        let (status, _) = try runForOutput(try TestPrograms.path("vips"), ["copy", source.path, url.path])
+        guard status == 0 else { throw Failure(description: "vips copy \(source.path) \(url.path) exited \(status)") }
+    }
+
     /// A test-pattern video of `seconds` seconds, `width`×`height`, H.264 in MP4.
     public static func video(_ url: URL, width: Int, height: Int, seconds: Double) throws {
         try ffmpeg(["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=\(width)x\(height):rate=25:duration=\(seconds)",

@@ -9,7 +9,7 @@ public enum ServeCommand: Command {
     public static let spec = CommandSpec(
         name: "serve",
         summary: "serve a folder as the embedded cloud (WebDAV, tus, ranged GET)",
-        usage: "serve [--root DIR] [--listen HOST:PORT] [--token-file FILE | --token TOKEN | --no-auth] [--allow-host NAME]... [--tls-cert FILE --tls-key FILE | --tls-self-signed] [--tus-expiry SECONDS] [--digests LIST] [--quiet]",
+        usage: "serve [--root DIR] [--listen HOST:PORT] [--token-file FILE | --token TOKEN | --no-auth] [--allow-host NAME]... [--tls-cert FILE --tls-key FILE | --tls-self-signed] [--tus-expiry SECONDS] [--digests LIST] [--thumbnail-cache SIZE] [--thumbnail-jobs N] [--quiet]",
         details: """
         Serve a folder as the embedded cloud: WebDAV at /dav/, tus uploads at /uploads/<id>,
         ranged GET/HEAD on every file. The token comes from --token-file, --token or
@@ -23,6 +23,9 @@ public enum ServeCommand: Command {
         The SHA-256 of every file written is recorded with it (in an extended attribute) and
         served as Repr-Digest and in PROPFIND; --digests sha256,sha1,md5 also keeps the SHA-1
         and MD5 that ownCloud clients such as `rclone check` compare.
+        The web app's thumbnails (libvips; poster frames of videos through ffmpeg when it is on
+        PATH) are cached in <store>/.skylift-thumbs, at most --thumbnail-cache bytes (default
+        512M), and made --thumbnail-jobs at a time (default: the number of cores, 2 to 8).
         """,
         options: Options.specs,
         examples: [
@@ -39,6 +42,8 @@ public enum ServeCommand: Command {
         var tls = ServeTLS.Options()
         var tusExpiry: Double?
         var digests: Set<DigestAlgorithm>?
+        var thumbnailCache: Int64?
+        var thumbnailJobs: Int?
         var log = LogOptions()
 
         public init() {}
@@ -53,6 +58,12 @@ public enum ServeCommand: Command {
             .value("--tus-expiry", "SECONDS", help: "drop unfinished tus uploads after this long (default: 86400)",
                    \.tusExpiry, as: .seconds(1...31_536_000)),
             DigestOption.declaration(\.digests),
+            .value("--thumbnail-cache", "SIZE", help: "most bytes of cached thumbnails, e.g. 512M, 2G (default: 512M)", \.thumbnailCache,
+                   as: ValueParser(expected: "a size of at least 1M, e.g. 512M or 2G") { text in
+                       ByteCount.parse(text).flatMap { $0 >= 1 << 20 ? $0 : nil }
+                   }),
+            .value("--thumbnail-jobs", "N", help: "thumbnails made at once (default: the number of cores, 2 to 8)",
+                   \.thumbnailJobs, as: .integer(1 ... 64)),
         ] + LogOptions.declarations.only(\.quiet).help(\.quiet, "no access log on stderr").within(\.log)
     }
 
@@ -96,6 +107,8 @@ public enum ServeCommand: Command {
         configuration.tusExpiry = expiry
         configuration.digests = DigestOption.algorithms(options.digests)
         configuration.tls = tls?.identity
+        if let bytes = options.thumbnailCache { configuration.thumbnailCacheBytes = bytes }
+        configuration.thumbnailThreads = options.thumbnailJobs
         // Without auth the Host check is always on; with a token only when names were listed.
         if token == nil || !options.allowHosts.isEmpty {
             configuration.allowedHosts = try AllowedHosts.policy(options.allowHosts, listen: listen, command: spec.name)
