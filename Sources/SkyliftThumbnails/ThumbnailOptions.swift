@@ -29,6 +29,8 @@ public struct ThumbnailOptions: Sendable {
 public struct ThumbnailCounters: Sendable, Equatable {
     /// Thumbnails decoded and encoded (cache misses that were made).
     public var made = 0
+    /// Files that were decoded and failed (not counting refusals remembered from an earlier failure).
+    public var failed = 0
     /// Answers read from the disk cache.
     public var cacheHits = 0
     /// Requests that waited for the same thumbnail another request was already making.

@@ -16,6 +16,10 @@ public final class Thumbnailer: Sendable {
     private let executor: BlockingExecutor
     private let poster: PosterFrame?
     private let flights = Mutex<[String: Flight]>([:])
+    /// Entries whose file did not decode (or was too large): asked again, they are refused without decoding.
+    /// A changed file has another key. Emptied past ``maxRemembered``.
+    private let refused = Mutex<[String: ThumbnailError]>([:])
+    static let maxRemembered = 10_000
     private let counts = Mutex(ThumbnailCounters())
 
     /// Opens the cache (reading its index) and starts libvips; throws ``ThumbnailError/unavailable(reason:)``
@@ -47,6 +51,7 @@ public final class Thumbnailer: Sendable {
             counts.withLock { $0.cacheHits += 1 }
             return .success(Thumbnail(jpeg: bytes, tag: tag))
         }
+        if let error = refused.withLock({ $0[name] }) { return .failure(error) }
         let (flight, first) = flights.withLock { table -> (Flight, Bool) in
             if let existing = table[name] { return (existing, false) }
             let made = Flight()
@@ -80,10 +85,28 @@ public final class Thumbnailer: Sendable {
         defer { counts.withLock { $0.running -= 1 } }
         let made = decode(fd: fd, kind: kind, size: size.pixels)
         Vips.endOfJob()
-        guard case let .success(jpeg) = made else { return made.map { Thumbnail(jpeg: $0, tag: tag) } }
+        guard case let .success(jpeg) = made else {
+            if case let .failure(error) = made {
+                counts.withLock { $0.failed += 1 }
+                remember(error, for: name)
+            }
+            return made.map { Thumbnail(jpeg: $0, tag: tag) }
+        }
         counts.withLock { $0.made += 1 }
         cache.store(name, jpeg)
         return .success(Thumbnail(jpeg: jpeg, tag: tag))
+    }
+
+    /// Keeps a refusal that would come again for the same content (not a time-out or a missing program).
+    private func remember(_ error: ThumbnailError, for name: String) {
+        switch error {
+        case .undecodable, .tooLarge:
+            refused.withLock { table in
+                if table.count >= Self.maxRemembered { table.removeAll(keepingCapacity: true) }
+                table[name] = error
+            }
+        case .noVideoDecoder, .timedOut, .unavailable: break
+        }
     }
 
     private func decode(fd: Int32, kind: MediaKind, size: Int) -> Result<[UInt8], ThumbnailError> {

@@ -87,6 +87,9 @@ import TestPrograms
         try Data(repeating: 0x42, count: 5000).write(to: video)
         guard case .failure(.undecodable) = try thumbnail(video, .small) else { Issue.record("junk decoded as a video"); return }
         #expect(maker.counters.made == 0)
+        // Asked again, the same content is refused from memory: no second decode is queued.
+        guard case .failure(.undecodable) = try thumbnail(url, .small) else { Issue.record("decoded the second time"); return }
+        #expect(maker.counters.failed == 2, "\(maker.counters)")
     }
 
     @Test func picturesAboveThePixelLimitAreRefusedFromTheirHeader() throws {
