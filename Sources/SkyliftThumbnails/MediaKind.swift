@@ -1,7 +1,9 @@
 /// What a file is for the thumbnail maker, judged by its name's extension (as the listing's types are):
 /// a still image libvips decodes, a video ffmpeg takes a poster frame from, or neither.
 public enum MediaKind: Sendable, Equatable {
+    /// A still image (its first frame, for GIF and multi-page files).
     case image
+    /// A video: its thumbnail is a poster frame.
     case video
 
     /// Image formats whose loaders the maker leaves enabled (see ``Thumbnailer``): JPEG, PNG, WebP, GIF, TIFF,

@@ -12,6 +12,7 @@ public enum ThumbnailError: Error, Sendable, Equatable, CustomStringConvertible 
     /// libvips could not be started.
     case unavailable(reason: String)
 
+    /// The reason in a sentence, for logs and error answers.
     public var description: String {
         switch self {
         case let .undecodable(reason): "cannot decode the file: \(reason)"

@@ -6,11 +6,12 @@ import Synchronization
 /// Makes JPEG thumbnails of images (libvips, shrink-on-load, EXIF orientation applied) and poster frames of videos
 /// (an `ffmpeg` child), caches them on disk, and reads photos' capture dates.
 ///
-/// Thumbnails are made on the `skylift-thumbs` ``BlockingExecutor`` (``ThumbnailOptions/threads`` threads), so a
+/// Thumbnails are made on the `skylift-thumbs` `BlockingExecutor` of SkyliftSystem (``ThumbnailOptions/threads`` threads), so a
 /// gallery of thousands queues there instead of taking every core; a thumbnail asked for again while it is being
 /// made is made once, and every asker gets it. ``thumbnail(of:kind:key:size:)`` blocks its calling thread (a
 /// connection thread of the HTTP server) until the answer is there.
 public final class Thumbnailer: Sendable {
+    /// The options it was made with.
     public let options: ThumbnailOptions
     private let cache: ThumbnailCache
     private let executor: BlockingExecutor

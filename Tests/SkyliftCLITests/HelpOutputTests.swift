@@ -80,7 +80,7 @@ func runSkylift(_ arguments: [String], environment: [String: String] = [:]) asyn
 
     @Test func serveHelp() async {
         let expected = """
-        usage: skylift serve [--root DIR] [--listen HOST:PORT] [--token-file FILE | --token TOKEN | --no-auth] [--allow-host NAME]... [--tls-cert FILE --tls-key FILE | --tls-self-signed] [--tus-expiry SECONDS] [--digests LIST] [--quiet]
+        usage: skylift serve [--root DIR] [--listen HOST:PORT] [--token-file FILE | --token TOKEN | --no-auth] [--allow-host NAME]... [--tls-cert FILE --tls-key FILE | --tls-self-signed] [--tus-expiry SECONDS] [--digests LIST] [--thumbnail-cache SIZE] [--thumbnail-jobs N] [--quiet]
 
         Serve a folder as the embedded cloud: WebDAV at /dav/, tus uploads at /uploads/<id>,
         ranged GET/HEAD on every file. The token comes from --token-file, --token or
@@ -94,21 +94,26 @@ func runSkylift(_ arguments: [String], environment: [String: String] = [:]) asyn
         The SHA-256 of every file written is recorded with it (in an extended attribute) and
         served as Repr-Digest and in PROPFIND; --digests sha256,sha1,md5 also keeps the SHA-1
         and MD5 that ownCloud clients such as `rclone check` compare.
+        The web app's thumbnails (libvips; poster frames of videos through ffmpeg when it is on
+        PATH) are cached in <store>/.skylift-thumbs, at most --thumbnail-cache bytes (default
+        512M), and made --thumbnail-jobs at a time (default: the number of cores, 2 to 8).
 
         options:
-          --root DIR            folder to serve (default: $XDG_DATA_HOME/skylift/store)
-          --listen HOST:PORT    address to listen on (default: 127.0.0.1:8421)
-          --token TOKEN         require this bearer token (default: $SKYLIFT_TOKEN, else a saved one)
-          --token-file FILE     read the token from FILE (mode 0600; unlike --token, not visible in ps)
-          --no-auth             serve without any authentication (loopback Host names only)
-          --allow-host NAME     also answer requests whose Host is NAME (then only those and loopback) (repeatable)
-          --tls-cert FILE       serve HTTPS with this PEM certificate (chain); needs --tls-key
-          --tls-key FILE        private key (PEM, unencrypted, mode 0600) of --tls-cert
-          --tls-self-signed     serve HTTPS with a certificate made once and kept next to the store
-          --tus-expiry SECONDS  drop unfinished tus uploads after this long (default: 86400)
-          --digests LIST        digests to keep, from sha256,sha1,md5 (default: sha256; sha256 is always kept)
-          --quiet               no access log on stderr
-          --help                show this help and exit
+          --root DIR              folder to serve (default: $XDG_DATA_HOME/skylift/store)
+          --listen HOST:PORT      address to listen on (default: 127.0.0.1:8421)
+          --token TOKEN           require this bearer token (default: $SKYLIFT_TOKEN, else a saved one)
+          --token-file FILE       read the token from FILE (mode 0600; unlike --token, not visible in ps)
+          --no-auth               serve without any authentication (loopback Host names only)
+          --allow-host NAME       also answer requests whose Host is NAME (then only those and loopback) (repeatable)
+          --tls-cert FILE         serve HTTPS with this PEM certificate (chain); needs --tls-key
+          --tls-key FILE          private key (PEM, unencrypted, mode 0600) of --tls-cert
+          --tls-self-signed       serve HTTPS with a certificate made once and kept next to the store
+          --tus-expiry SECONDS    drop unfinished tus uploads after this long (default: 86400)
+          --digests LIST          digests to keep, from sha256,sha1,md5 (default: sha256; sha256 is always kept)
+          --thumbnail-cache SIZE  most bytes of cached thumbnails, e.g. 512M, 2G (default: 512M)
+          --thumbnail-jobs N      thumbnails made at once (default: the number of cores, 2 to 8)
+          --quiet                 no access log on stderr
+          --help                  show this help and exit
 
         examples:
           skylift serve

@@ -65,6 +65,12 @@ public enum ServeCommand: Command {
             .value("--thumbnail-jobs", "N", help: "thumbnails made at once (default: the number of cores, 2 to 8)",
                    \.thumbnailJobs, as: .integer(1 ... 64)),
         ] + LogOptions.declarations.only(\.quiet).help(\.quiet, "no access log on stderr").within(\.log)
+
+        /// `--thumbnail-cache` and `--thumbnail-jobs` where given; the configuration's defaults elsewhere.
+        func thumbnails(into configuration: inout StorageConfiguration) {
+            if let bytes = thumbnailCache { configuration.thumbnailCacheBytes = bytes }
+            configuration.thumbnailThreads = thumbnailJobs
+        }
     }
 
     public static let stopsOnSignal = true
@@ -74,7 +80,6 @@ public enum ServeCommand: Command {
         try options.exclusive(\.token.token, \.token.tokenFile, \.noAuth, command: spec.name)
         let defaults = EmbeddedCloudDefaults(environment: context.environment)
         let listen = options.listen ?? EmbeddedCloudDefaults.listen
-        let expiry = options.tusExpiry ?? 86_400
         let root = options.root.map { URL(fileURLWithPath: $0) } ?? defaults.store
         let rootCreatedByDefault = options.root == nil
 
@@ -104,11 +109,10 @@ public enum ServeCommand: Command {
         let tls = try ServeTLS.resolve(options.tls, root: root, listen: listen, command: spec.name)
         let shutdown = ShutdownSignal()
         var configuration = StorageConfiguration(root: root, token: token)
-        configuration.tusExpiry = expiry
+        configuration.tusExpiry = options.tusExpiry ?? 86_400
         configuration.digests = DigestOption.algorithms(options.digests)
         configuration.tls = tls?.identity
-        if let bytes = options.thumbnailCache { configuration.thumbnailCacheBytes = bytes }
-        configuration.thumbnailThreads = options.thumbnailJobs
+        options.thumbnails(into: &configuration)
         // Without auth the Host check is always on; with a token only when names were listed.
         if token == nil || !options.allowHosts.isEmpty {
             configuration.allowedHosts = try AllowedHosts.policy(options.allowHosts, listen: listen, command: spec.name)

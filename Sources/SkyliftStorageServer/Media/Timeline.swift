@@ -66,7 +66,7 @@ struct Timeline {
         let more = start + page.count < sorted.endIndex
         let next = more ? page.last.map { TimelineCursor(seconds: $0.when.seconds, nanoseconds: Int32($0.when.nanoseconds), path: $0.path).text } : nil
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
         guard let json = try? encoder.encode(Page(items: page, next: next, truncated: truncated)) else {
             return .text(500, "cannot encode the timeline of \(path.relative)")
         }
