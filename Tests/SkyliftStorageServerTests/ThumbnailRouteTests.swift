@@ -57,6 +57,7 @@ import TestProbes
         #expect(entries.count == 1, "\(entries)")
         let entry = cache.appendingPathComponent(try #require(entries.first))
         let inode = try FileManager.default.attributesOfItem(atPath: entry.path)[.systemFileNumber] as? Int
+        #expect(try thumb("/dav/.skylift-thumbs/" + entry.lastPathComponent).status == 404, "the cache is not served")
         server.stop()
         try server.start()
         let second = try thumb("/dav/p.jpg?thumb=128")
