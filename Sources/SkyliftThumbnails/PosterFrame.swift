@@ -53,16 +53,24 @@ struct PosterFrame {
         do { try process.run() } catch { return .failure(.noVideoDecoder) }
         let killed = Atomic<Bool>(false)
         let pid = process.processIdentifier
+        // Once the child's output has ended the timer no longer signals it: Foundation reaps children on its own,
+        // and a pid signalled after that could name another process. (Left open: the instant between the
+        // child's exit and the end of its output reaching `read`.)
+        let ended = Mutex(false)
         let timer = DispatchSource.makeTimerSource(queue: .global())
         timer.schedule(deadline: .now() + timeout)
         timer.setEventHandler {
-            killed.store(true, ordering: .relaxed)
-            kill(pid, SIGKILL)
+            ended.withLock { done in
+                guard !done else { return }
+                killed.store(true, ordering: .relaxed)
+                kill(pid, SIGKILL)
+            }
         }
         timer.resume()
         let bytes = read(output.fileHandleForReading, pid: pid)
-        process.waitUntilExit()
+        ended.withLock { $0 = true }
         timer.cancel()
+        process.waitUntilExit()
         if killed.load(ordering: .relaxed) { return .failure(.timedOut(seconds: timeout)) }
         guard let bytes else { return .failure(.undecodable(reason: "ffmpeg wrote more than \(Self.maxOutput) bytes")) }
         if process.terminationStatus != 0 && bytes.isEmpty {

@@ -79,6 +79,21 @@ import TestPrograms
         #expect(shortSize.width == 96 && shortSize.height == 128, "\(shortSize)")
     }
 
+    @Test func aPosterFrameThatNeverComesIsKilledAtTheTimeLimit() throws {
+        // A stand-in for an ffmpeg stuck on a hostile file: it stops itself and would never exit.
+        let stuck = scratch.appending("stuck-ffmpeg")
+        try Data("#!\(try TestPrograms.path("bash").path)\nkill -STOP $$\n".utf8).write(to: stuck)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: stuck.path)
+        var options = ThumbnailOptions(cacheFolder: scratch.appending("stuck-cache").path)
+        options.ffmpeg = stuck.path
+        options.posterTimeout = 1
+        let maker = try Thumbnailer(options: options)
+        let url = scratch.appending("any.mp4")
+        try Data(repeating: 0, count: 100).write(to: url)
+        guard case .failure(.timedOut(1)) = try thumbnail(url, .small, by: maker) else { Issue.record("not stopped at the limit"); return }
+        #expect(maker.counters.running == 0)
+    }
+
     @Test func garbageIsUndecodable() throws {
         let url = scratch.appending("fake.jpg")
         try Data("this is text, not a picture\n".utf8).write(to: url)
