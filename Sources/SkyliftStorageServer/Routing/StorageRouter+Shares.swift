@@ -29,7 +29,7 @@ extension StorageRouter {
             guard below.isEmpty || below == "/" || below == "/" + encodedName || below == "/" + top.name else {
                 return .text(404, "not found")
             }
-            return Self.confined(get.respond(request, path: top))
+            return Self.confined(media.respond(request, path: top) ?? get.respond(request, path: top))
         }
         if below.isEmpty { return WebAppRedirect.to("\(token)/") }
         let target: StoragePath
@@ -39,7 +39,9 @@ extension StorageRouter {
         }
         // Links inside the shared folder are followed only while they stay inside it.
         guard target.isWithin(top), let scope = ShareScope(top), scope.contains(target) else { return .text(404, "not found") }
-        if let view = FolderViews.respond(request, path: target, scope: scope) { return view }
+        if let view = media.respond(request, path: target, scope: scope) ?? FolderViews.respond(request, path: target, scope: scope) {
+            return Self.confined(view)
+        }
         if FileTree.entry(target)?.stat.isDirectory == true && below.hasSuffix("/") {
             let depth = target.segments.count - top.segments.count
             let name = top.name.isEmpty ? "Shared" : top.name

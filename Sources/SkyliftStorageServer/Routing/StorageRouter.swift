@@ -1,5 +1,6 @@
 import Foundation
 import SkyliftHTTPServer
+import SkyliftThumbnails
 import SkyliftWebApp
 
 /// Authenticates each request, confines its path, and hands it to the part of the server that owns it.
@@ -11,6 +12,7 @@ final class StorageRouter: HTTPHandler {
     let webdav: WebDAV
     let web: WebApp
     let get: RangedGet
+    let media: MediaViews
 
     init(configuration: StorageConfiguration, store: Store) throws {
         self.configuration = configuration
@@ -21,6 +23,7 @@ final class StorageRouter: HTTPHandler {
         webdav = WebDAV(store: store, maxUploadSize: configuration.maxUploadSize, digests: store.digests)
         get = RangedGet(digests: store.digests)
         web = try Self.makeWebApp(store: store, auth: auth, secure: configuration.tls != nil)
+        media = MediaViews(maker: Self.makeThumbnailer(configuration, store), digests: store.digests)
     }
 
     func head(_ request: HTTPRequest) -> HTTPHeadDecision {
@@ -58,19 +61,29 @@ final class StorageRouter: HTTPHandler {
         switch request.method {
         case "OPTIONS": return .respond(options())
         case "GET", "HEAD":
-            return .respond(Self.confined(FolderViews.respond(request, path: target) ?? get.respond(request, path: target)))
+            let view = media.respond(request, path: target) ?? FolderViews.respond(request, path: target)
+            return .respond(Self.confined(view ?? get.respond(request, path: target)))
         case "POST": return tus.create(request, folder: target)
         default: return webdav.handle(request, target: target)
         }
     }
 
-    /// Nil when the token or the session cookie lets the request in; otherwise the 401, sent after the
-    /// throttle's delay when a wrong token was presented.
+    /// Nil when the token or the session cookie lets the request in; otherwise the 401, or a 429 for a wrong
+    /// token inside its client's penalty (see ``SignInThrottle``).
     private func authenticate(_ request: HTTPRequest) -> HTTPResponse? {
         let verdict = auth.verdict(request.headers)
         if verdict == .allowed || cookieAllows(request) { return nil }
         if verdict == .wrong, let refused = web.wrongToken(request) { return refused }
         return Auth.challenge(request.headers)
+    }
+
+    /// The thumbnail maker over `<root>/.skylift-thumbs`; nil (thumbnails answer 503) when libvips cannot start
+    /// or the cache folder cannot be made, which does not stop the rest of the server.
+    static func makeThumbnailer(_ configuration: StorageConfiguration, _ store: Store) -> Thumbnailer? {
+        var options = ThumbnailOptions(cacheFolder: store.rootPath + "/" + PathResolver.hiddenPrefix + "thumbs")
+        options.cacheBytes = configuration.thumbnailCacheBytes
+        if let threads = configuration.thumbnailThreads { options.threads = threads }
+        return try? Thumbnailer(options: options)
     }
 
     /// One answer for every OPTIONS: what WebDAV class and which tus extensions are spoken here.
