@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "SkyliftRangeCache", targets: ["SkyliftRangeCache"]),
         .library(name: "SkyliftHTTPServer", targets: ["SkyliftHTTPServer"]),
         .library(name: "SkyliftWebApp", targets: ["SkyliftWebApp"]),
+        .library(name: "SkyliftThumbnails", targets: ["SkyliftThumbnails"]),
         .library(name: "SkyliftStorageServer", targets: ["SkyliftStorageServer"]),
         .library(name: "SkyliftStreamProxy", targets: ["SkyliftStreamProxy"]),
         .library(name: "SkyliftFolderWatch", targets: ["SkyliftFolderWatch"]),
@@ -35,6 +36,8 @@ let package = Package(
                        providers: [.apt(["libssl-dev"]), .brew(["openssl"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl",
                        providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]),
+        // libvips for thumbnails; Debian's libvips42 brings the HEIF loader module (libheif with libde265).
+        .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"]), .brew(["vips"])]),
 
         // The platform layer: descriptors, errno, stat, atomic replacement, the blocking-work executor.
         .target(name: "SkyliftSystem"),
@@ -48,7 +51,9 @@ let package = Package(
         // Pages and scripts are embedded as Swift constants (WebAssets*.swift, made by scripts/embed-webapp.py from
         // assets/), not package resources: a copied or static `skylift` binary has no resource bundle beside it.
         .target(name: "SkyliftWebApp", dependencies: ["SkyliftHTTPServer", "SkyliftCore", "SkyliftSystem", "SkyliftHashing"], exclude: ["assets"]),
-        .target(name: "SkyliftStorageServer", dependencies: ["SkyliftHTTPServer", "SkyliftCore", "SkyliftSystem", "SkyliftHashing", "SkyliftWebApp"]),
+        // Thumbnails and poster frames (libvips; an ffmpeg child for videos), their disk cache, photos' capture dates.
+        .target(name: "SkyliftThumbnails", dependencies: ["CVips", "SkyliftCore", "SkyliftSystem", "SkyliftHashing"]),
+        .target(name: "SkyliftStorageServer", dependencies: ["SkyliftHTTPServer", "SkyliftCore", "SkyliftSystem", "SkyliftHashing", "SkyliftWebApp", "SkyliftThumbnails"]),
         .target(name: "SkyliftHTTPClient", dependencies: ["SkyliftCore", "SkyliftSystem", "CCurl"]),
         // URLSession behind the HTTPTransport contract; its own module so only its users link FoundationNetworking.
         .target(name: "SkyliftURLSessionHTTP", dependencies: ["SkyliftHTTPClient", "SkyliftCore"]),
@@ -84,6 +89,7 @@ let package = Package(
         .testTarget(name: "SkyliftCertificatesTests", dependencies: ["SkyliftCertificates"]),
         .testTarget(name: "SkyliftHTTPServerTests", dependencies: ["SkyliftHTTPServer", "TestProbes", "TestPrograms"]),
         .testTarget(name: "SkyliftWebAppTests", dependencies: ["SkyliftWebApp", "SkyliftHashing", "TestProbes", "TestPrograms"], exclude: ["browser"]),
+        .testTarget(name: "SkyliftThumbnailsTests", dependencies: ["SkyliftThumbnails", "SkyliftSystem", "TestProbes", "TestPrograms"]),
         .testTarget(name: "SkyliftStorageServerTests", dependencies: ["SkyliftStorageServer", "SkyliftHashing", "TestProbes", "TestPrograms"]),
         .testTarget(name: "SkyliftHTTPClientTests", dependencies: ["SkyliftHTTPClient", "SkyliftURLSessionHTTP", "SkyliftHTTPServer", "SkyliftHashing", "TestProbes"]),
         // HTTPSourceTests stay here beside the stream tests whose fixtures they share; HTTPSource itself is in Remotes.

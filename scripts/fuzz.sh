@@ -25,12 +25,12 @@ esac
 mkdir -p "$out/mods" "$out/obj" "$out/bin" "$out/logs" Fuzz/crashes
 
 flags=(-parse-as-library -O -sanitize="$sanitize" -enable-testing -swift-version 6 -package-name skylift -I "$out/mods"
-       -I Sources/CCrypto -I Sources/CMicroHTTPD -I Sources/CCurl -I Sources/CCRC32C/include)
-for f in $(pkg-config --cflags-only-I libmicrohttpd libcurl libcrypto 2>/dev/null); do flags+=(-Xcc "$f"); done
-libs=(-lmicrohttpd -lcurl -lcrypto)
+       -I Sources/CCrypto -I Sources/CMicroHTTPD -I Sources/CCurl -I Sources/CCRC32C/include -I Sources/CVips)
+for f in $(pkg-config --cflags-only-I libmicrohttpd libcurl libcrypto vips 2>/dev/null); do flags+=(-Xcc "$f"); done
+libs=(-lmicrohttpd -lcurl -lcrypto -lvips -lgobject-2.0 -lglib-2.0)
 
 # Modules in dependency order; a module is rebuilt when one of its sources or an earlier object is newer.
-modules=(SkyliftSystem SkyliftCore SkyliftHashing SkyliftHTTPServer SkyliftWebApp SkyliftStorageServer SkyliftHTTPClient SkyliftBlobStream SkyliftRemotes SkyliftRangeCache SkyliftFolderWatch)
+modules=(SkyliftSystem SkyliftCore SkyliftHashing SkyliftHTTPServer SkyliftWebApp SkyliftThumbnails SkyliftStorageServer SkyliftHTTPClient SkyliftBlobStream SkyliftRemotes SkyliftRangeCache SkyliftFolderWatch)
 built=()
 # The project's own C target (CRC-32C), every file of it, compiled with the same sanitizers; SkyliftHashing's object
 # needs it.

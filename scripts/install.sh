@@ -9,7 +9,7 @@
 # the binary's .gnu_debuglink.
 #
 # The installed binary needs no Swift toolchain: it loads only Debian 12 libraries, from the packages in
-# RUNTIME_PKGS below (libmicrohttpd, SQLite, libcrypto and libcurl stay shared system libraries). They
+# RUNTIME_PKGS below (libmicrohttpd, SQLite, libcrypto, libcurl and libvips with GLib stay shared system libraries). They
 # are installed here with apt (as root, or through sudo), and the script refuses to finish if `ldd` shows
 # any library that would come from the toolchain or from a package not in that list.
 set -euo pipefail
@@ -18,7 +18,7 @@ DEBUG_SYMBOLS=no
 if [ "${1:-}" = --debug-symbols ]; then DEBUG_SYMBOLS=yes; shift; fi
 PREFIX=${1:-$HOME/.local}
 case "$PREFIX" in /*) ;; *) PREFIX="$PWD/$PREFIX" ;; esac
-RUNTIME_PKGS=(libc6 libgcc-s1 libstdc++6 libmicrohttpd12 libsqlite3-0 libssl3 libcurl4)
+RUNTIME_PKGS=(libc6 libgcc-s1 libstdc++6 libmicrohttpd12 libsqlite3-0 libssl3 libcurl4 libvips42 libglib2.0-0)
 
 # binutils: readelf, to list the libraries the binary names; strip and objcopy.
 scripts/deps.sh binutils "${RUNTIME_PKGS[@]}"

@@ -14,6 +14,7 @@ public enum Skylift {
             StatusCommand.self,
             ScrubCommand.self,
             ShareCommand.self,
+            SigninCommand.self,
             ServiceCommand.self,
             CompletionsCommand.self,
         ]

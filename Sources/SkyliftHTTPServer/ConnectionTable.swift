@@ -70,31 +70,6 @@ final class ConnectionSlot: Sendable {
     func shut() { _ = shutdown(fd, Int32(SHUT_RDWR)) }
 }
 
-/// A peer's IP address, compared without its port: the key of the per-address limit.
-struct PeerAddress: Hashable, Sendable {
-    private let high: UInt64
-    private let low: UInt64
-
-    /// An IPv4 address is kept as its IPv4-mapped IPv6 form, so both families share one table.
-    init(_ address: UnsafePointer<sockaddr>?) {
-        guard let address else { high = 0; low = 0; return }
-        switch Int32(address.pointee.sa_family) {
-        case AF_INET:
-            let v4 = UnsafeRawPointer(address).assumingMemoryBound(to: sockaddr_in.self).pointee.sin_addr.s_addr
-            high = 0
-            low = 0xFFFF_0000_0000 | UInt64(UInt32(bigEndian: v4))
-        case AF_INET6:
-            let raw = UnsafeRawPointer(address).assumingMemoryBound(to: sockaddr_in6.self)
-            var bytes = raw.pointee.sin6_addr
-            let words = withUnsafeBytes(of: &bytes) { ($0.loadUnaligned(as: UInt64.self), $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) }
-            high = UInt64(bigEndian: words.0)
-            low = UInt64(bigEndian: words.1)
-        default:
-            high = 0; low = 0
-        }
-    }
-}
-
 /// The open connections and the limits on them: at most `total` in all and `perAddress` from one peer.
 ///
 /// A new connection past a limit makes room by closing the oldest connection with no request in progress

@@ -10,6 +10,8 @@ public struct HTTPRequest: Sendable {
     public var headers: HTTPHeaders
     /// `HTTP/1.1` or `HTTP/1.0`.
     public var version: String
+    /// The client's address, as the server accepted the connection; nil for a request made up in code.
+    public var peer: PeerAddress?
 
     public init(method: String, path: String, query: String? = nil, headers: HTTPHeaders = [:], version: String = "HTTP/1.1") {
         self.method = method

@@ -46,6 +46,8 @@ extension HTTPServer {
     func begin(_ request: HTTPRequest, on connection: OpaquePointer,
                conCls: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
         let slot = skylift_mhd_socket_context(connection).map { Unmanaged<ConnectionSlot>.fromOpaque($0).takeUnretainedValue() }
+        var request = request
+        request.peer = slot?.address
         let context = RequestContext(request: request, slot: slot)
         conCls.pointee = Unmanaged.passRetained(context).toOpaque()
         if let slot, slot.refused {

@@ -1,3 +1,4 @@
+import CMicroHTTPD
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -34,6 +34,9 @@ final class LoaderBody: HTTPEventBodyProducer, Sendable {
         /// Counts waits; a stall timer acts only if no byte came since it was armed.
         var waits: UInt64 = 0
         var waiting = false
+        /// Bytes ``readNow(limit:)`` took before the body had to wait: sent first.
+        var prefix: [UInt8] = []
+        var prefixSent = 0
     }
 
     let resource: RangeResource
@@ -72,7 +75,31 @@ final class LoaderBody: HTTPEventBodyProducer, Sendable {
         }
     }
 
+    /// All of a body of at most `limit` bytes when every byte is at hand now (a warm cache): the answer then goes
+    /// out with its head in one write. Nil otherwise; what was read is kept and sent first by `produce`.
+    func readNow(limit: Int) -> [UInt8]? {
+        guard length > 0, length <= Int64(limit) else { return nil }
+        var bytes = [UInt8](repeating: 0, count: Int(length))
+        var filled = 0
+        let later = HTTPWake {}
+        reading: while filled < bytes.count {
+            let step = bytes.withUnsafeMutableBytes { all in
+                produce(into: UnsafeMutableRawBufferPointer(rebasing: all[filled...]), at: Int64(filled), wake: later)
+            }
+            switch step {
+            case let .bytes(n): filled += n
+            case .end: break reading
+            case .failed, .pending:
+                let taken = Array(bytes[..<filled])
+                state.withLock { $0.prefix = taken; $0.prefixSent = 0 }
+                return nil
+            }
+        }
+        return filled == bytes.count ? bytes : nil
+    }
+
     func produce(into buffer: UnsafeMutableRawBufferPointer, at position: Int64, wake: HTTPWake) -> HTTPProduceResult {
+        if let n = sendPrefix(into: buffer) { return .bytes(n) }
         while true {
             switch next() {
             case .done: return .end
@@ -104,6 +131,18 @@ final class LoaderBody: HTTPEventBodyProducer, Sendable {
                     return .pending
                 }
             }
+        }
+    }
+
+    /// Copies out what ``readNow(limit:)`` left; nil once it is all sent.
+    private func sendPrefix(into buffer: UnsafeMutableRawBufferPointer) -> Int? {
+        state.withLock { s -> Int? in
+            guard s.prefixSent < s.prefix.count else { return nil }
+            let n = min(buffer.count, s.prefix.count - s.prefixSent)
+            let from = s.prefixSent
+            s.prefix.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + from, byteCount: n) }
+            s.prefixSent += n
+            return n
         }
     }
 

@@ -16,12 +16,17 @@ extension FileDescriptor {
     /// (`O_NONBLOCK`); anything that turns out not to be a regular file is closed and refused with `ENOENT`,
     /// like a missing one.
     public func openRegularFile(_ name: String, path: String? = nil) throws(FileError) -> FileDescriptor {
+        try openRegularFileWithStatus(name, path: path).fd
+    }
+
+    /// ``openRegularFile(_:path:)`` with the status it checked, for a caller that needs it (one `fstat`, not two).
+    public func openRegularFileWithStatus(_ name: String, path: String? = nil) throws(FileError) -> (fd: FileDescriptor, status: FileStatus) {
         let fd = try FileDescriptor.open(name, .readOnly, options: [.noFollow, .nonBlocking], in: self, label: path ?? name)
-        guard (try? fd.status(path: name))?.isRegular == true else {
+        guard let status = try? fd.status(path: name), status.isRegular else {
             fd.close()
             throw FileError(call: "open", path: path ?? name, errno: .noSuchFile)
         }
-        return fd
+        return (fd, status)
     }
 
     /// The entry `name` in this folder, a link described rather than followed unless `followLinks`.

@@ -17,15 +17,17 @@ public enum Cookies {
         return nil
     }
 
-    /// Sets the session cookie: not readable by scripts, never sent on cross-site requests, HTTPS-only under TLS.
-    /// `Path=/` is not set: the cookie stays with the folder the app was opened from (the server root, or a
-    /// proxy's prefix).
+    /// Sets the session cookie: not readable by scripts, HTTPS-only under TLS. `SameSite=Lax`: a link from
+    /// another site (a chat, a mail) opens the app signed in, since the browser sends the cookie on top-level
+    /// GET navigations; it never rides on another site's subresource requests or forms, and every request that
+    /// changes something is checked for its origin as well (``CrossSite``). `Path=/` is not set: the cookie
+    /// stays with the folder the app was opened from (the server root, or a proxy's prefix).
     public static func setSession(_ value: String, secure: Bool) -> String {
-        "\(session)=\(value); Max-Age=\(Int(Sessions.lifetime)); HttpOnly; SameSite=Strict\(secure ? "; Secure" : "")"
+        "\(session)=\(value); Max-Age=\(Int(Sessions.lifetime)); HttpOnly; SameSite=Lax\(secure ? "; Secure" : "")"
     }
 
     /// Removes the session cookie.
     public static func clearSession(secure: Bool) -> String {
-        "\(session)=; Max-Age=0; HttpOnly; SameSite=Strict\(secure ? "; Secure" : "")"
+        "\(session)=; Max-Age=0; HttpOnly; SameSite=Lax\(secure ? "; Secure" : "")"
     }
 }

@@ -75,7 +75,6 @@ const fromPath = (x) => Object.assign(x, { segs: S.folder.concat(x.path.split('/
 
 async function loadTimeline() {
   const t = S.timeline || (S.timeline = { items: [], next: undefined, loading: false });
-  const before = t.items.length;
   await fetchPage(t, 'timeline', (x) => Object.assign(fromPath(x), { mtime: Date.parse(x.taken) / 1000 }));
   if (S.timeline !== t || S.view !== 'timeline' || S.search) return;
   // Without ?timeline on the server, the folder's own photos and videos by their modification time.
@@ -83,7 +82,8 @@ async function loadTimeline() {
     t.items = S.entries.filter((e) => !e.dir && hasThumb(e.type)).map((e) => Object.assign({}, e, { taken: new Date(e.mtime * 1000).toISOString() }))
       .sort((a, b) => b.mtime - a.mtime);
   }
-  if (t.items.length !== before || !before) render();
+  // Drawn after every page, even an empty one: drawing asks for the next page while the end is in view.
+  render();
   count(t.error ? t.items.length + ' photos and videos in this folder (the server offers no timeline of the folders below: ' + t.error + ')'
     : t.items.length + (t.next ? '+' : '') + ' photos and videos in this folder and below');
 }

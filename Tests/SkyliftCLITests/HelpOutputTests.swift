@@ -34,6 +34,7 @@ func runSkylift(_ arguments: [String], environment: [String: String] = [:]) asyn
           status       show the watch queue and the store's last scrub
           scrub        re-read the stored files and check them against their digests
           share        make, list or revoke read-only links to a file or folder of the embedded cloud
+          signin       print a one-time sign-in link for the web app of a running skylift serve
           service      install or remove a systemd user service running watch, serve or proxy
           completions  print shell completion for bash, zsh or fish
 
@@ -80,7 +81,7 @@ func runSkylift(_ arguments: [String], environment: [String: String] = [:]) asyn
 
     @Test func serveHelp() async {
         let expected = """
-        usage: skylift serve [--root DIR] [--listen HOST:PORT] [--token-file FILE | --token TOKEN | --no-auth] [--allow-host NAME]... [--tls-cert FILE --tls-key FILE | --tls-self-signed] [--tus-expiry SECONDS] [--digests LIST] [--max-connections N] [--max-connections-per-address N] [--header-timeout SECONDS] [--body-timeout SECONDS] [--keepalive-timeout SECONDS] [--quiet]
+        usage: skylift serve [--root DIR] [--listen HOST:PORT] [--token-file FILE | --token TOKEN | --no-auth] [--allow-host NAME]... [--tls-cert FILE --tls-key FILE | --tls-self-signed] [--tus-expiry SECONDS] [--digests LIST] [--thumbnail-cache SIZE] [--thumbnail-jobs N] [--max-connections N] [--max-connections-per-address N] [--header-timeout SECONDS] [--body-timeout SECONDS] [--keepalive-timeout SECONDS] [--quiet]
 
         Serve a folder as the embedded cloud: WebDAV at /dav/, tus uploads at /uploads/<id>,
         ranged GET/HEAD on every file. The token comes from --token-file, --token or
@@ -94,6 +95,9 @@ func runSkylift(_ arguments: [String], environment: [String: String] = [:]) asyn
         The SHA-256 of every file written is recorded with it (in an extended attribute) and
         served as Repr-Digest and in PROPFIND; --digests sha256,sha1,md5 also keeps the SHA-1
         and MD5 that ownCloud clients such as `rclone check` compare.
+        The web app's thumbnails (libvips; poster frames of videos through ffmpeg when it is on
+        PATH) are cached in <store>/.skylift-thumbs, at most --thumbnail-cache bytes (default
+        512M), and made --thumbnail-jobs at a time (default: the number of cores, 2 to 8).
 
         options:
           --root DIR                    folder to serve (default: $XDG_DATA_HOME/skylift/store)
@@ -107,6 +111,8 @@ func runSkylift(_ arguments: [String], environment: [String: String] = [:]) asyn
           --tls-self-signed             serve HTTPS with a certificate made once and kept next to the store
           --tus-expiry SECONDS          drop unfinished tus uploads after this long (default: 86400)
           --digests LIST                digests to keep, from sha256,sha1,md5 (default: sha256; sha256 is always kept)
+          --thumbnail-cache SIZE        most bytes of cached thumbnails, e.g. 512M, 2G (default: 512M)
+          --thumbnail-jobs N            thumbnails made at once (default: the number of cores, 2 to 8)
           --max-connections N           connections held at once; at the cap the oldest idle one is closed (default: 10000)
           --max-connections-per-address N
                                         connections held from one client address (default: 1000)

@@ -230,7 +230,9 @@ import Testing
         #expect((embedded["url"] as? String)?.hasPrefix("http://127.0.0.1:") == true)
         let token = try String(contentsOf: home.appendingPathComponent(".local/share/skylift/store.token"), encoding: .utf8)
         #expect(embedded["token"] as? String == token.trimmingCharacters(in: .whitespacesAndNewlines))
-        #expect((embedded["open"] as? String)?.hasSuffix("/?token=" + token.trimmingCharacters(in: .whitespacesAndNewlines)) == true)
+        // The sign-in link holds a one-time code, never the token.
+        let open = try #require(embedded["open"] as? String)
+        #expect(open.contains("/signin?code=") && !open.contains(token.trimmingCharacters(in: .whitespacesAndNewlines)))
         #expect(agent.await("uploaded") { $0["path"] as? String == "p.jpg" } != nil)
         #expect(agent.stop(SIGINT) == 0)
         #expect(try String(contentsOf: store.appendingPathComponent("p.jpg"), encoding: .utf8) == "photo")

@@ -13,6 +13,8 @@ final class WebAppServer {
     private(set) var url = ""
     /// With TLS, the public-key pin serve printed (`sha256//…`).
     private(set) var pin = ""
+    /// The one-time sign-in link serve printed at its last start.
+    private(set) var signInLink = ""
     /// Extra serve arguments, e.g. `--tls-self-signed`.
     let serveArguments: [String]
     private var serve: ServeProcess?
@@ -32,10 +34,12 @@ final class WebAppServer {
                                        + serveArguments, environment: ["PATH": "/usr/bin:/bin"])
         let lines = process.lines(serveArguments.isEmpty ? 4 : 7)
         pin = lines.first { $0.hasPrefix("  pin:   --pin-sha256 ") }.map { String($0.dropFirst("  pin:   --pin-sha256 ".count)) } ?? ""
-        guard let open = lines.first(where: { $0.hasPrefix("  open:") }) else {
+        guard let dav = lines.first(where: { $0.hasPrefix("  url:   ") && $0.hasSuffix("/dav/") }),
+              let open = lines.first(where: { $0.hasPrefix("  open:  ") }) else {
             throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "serve printed \(lines)"])
         }
-        url = String(open.dropFirst("  open:  ".count).dropLast())
+        url = String(dav.dropFirst("  url:   ".count).dropLast("/dav/".count))
+        signInLink = String(open.dropFirst("  open:  ".count))
         serve = process
     }
 

@@ -18,7 +18,7 @@ import Testing
         #expect(right.status == 303)
         #expect(right.header("Location") == ["./"])
         let setCookie = try #require(right.header("Set-Cookie").first)
-        #expect(setCookie.hasPrefix("skylift_session=") && setCookie.contains("HttpOnly") && setCookie.contains("SameSite=Strict"))
+        #expect(setCookie.hasPrefix("skylift_session=") && setCookie.contains("HttpOnly") && setCookie.contains("SameSite=Lax"))
         #expect(!setCookie.contains(server.token))
         #expect(!setCookie.contains("Secure"))  // plain HTTP: a Secure cookie would never come back
 

@@ -326,7 +326,7 @@ def _label(entry, known):
 
 # Names the server keeps for good at the root (state, not temporaries).
 PERSISTENT_AT_ROOT = {".skylift-uploads", ".skylift-webapp", ".skylift-scrub.json", ".skylift-props-root",
-                      ".skylift-journal"}
+                      ".skylift-journal", ".skylift-thumbs"}
 UPLOADS = ".skylift-uploads"
 # Intent records of unfinished operations (a MOVE replacing a folder): the next start finishes them, so after
 # its sweep the folder is empty.

@@ -23,6 +23,16 @@ public struct EmbeddedCloudDefaults: Sendable {
 
     public static let listen = ListenAddress(host: "127.0.0.1", port: 8421)
 
+    /// The store a command works on (`--root DIR`, else the default store), which must be an existing folder.
+    static func existingStore(_ root: String?, option: String, environment: [String: String]) throws -> URL {
+        let url = root.map { URL(fileURLWithPath: $0) } ?? EmbeddedCloudDefaults(environment: environment).store
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw CommandFailure("\(option) \(url.path) is not a folder")
+        }
+        return url
+    }
+
     /// The token file kept next to a store: `<store>.token`, mode 0600.
     public static func tokenFile(forStore store: URL) -> URL {
         store.deletingLastPathComponent().appendingPathComponent(store.lastPathComponent + ".token")

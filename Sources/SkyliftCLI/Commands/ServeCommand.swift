@@ -9,7 +9,7 @@ public enum ServeCommand: Command {
     public static let spec = CommandSpec(
         name: "serve",
         summary: "serve a folder as the embedded cloud (WebDAV, tus, ranged GET)",
-        usage: "serve [--root DIR] [--listen HOST:PORT] [--token-file FILE | --token TOKEN | --no-auth] [--allow-host NAME]... [--tls-cert FILE --tls-key FILE | --tls-self-signed] [--tus-expiry SECONDS] [--digests LIST] [--max-connections N] [--max-connections-per-address N] [--header-timeout SECONDS] [--body-timeout SECONDS] [--keepalive-timeout SECONDS] [--quiet]",
+        usage: "serve [--root DIR] [--listen HOST:PORT] [--token-file FILE | --token TOKEN | --no-auth] [--allow-host NAME]... [--tls-cert FILE --tls-key FILE | --tls-self-signed] [--tus-expiry SECONDS] [--digests LIST] [--thumbnail-cache SIZE] [--thumbnail-jobs N] [--max-connections N] [--max-connections-per-address N] [--header-timeout SECONDS] [--body-timeout SECONDS] [--keepalive-timeout SECONDS] [--quiet]",
         details: """
         Serve a folder as the embedded cloud: WebDAV at /dav/, tus uploads at /uploads/<id>,
         ranged GET/HEAD on every file. The token comes from --token-file, --token or
@@ -23,6 +23,9 @@ public enum ServeCommand: Command {
         The SHA-256 of every file written is recorded with it (in an extended attribute) and
         served as Repr-Digest and in PROPFIND; --digests sha256,sha1,md5 also keeps the SHA-1
         and MD5 that ownCloud clients such as `rclone check` compare.
+        The web app's thumbnails (libvips; poster frames of videos through ffmpeg when it is on
+        PATH) are cached in <store>/.skylift-thumbs, at most --thumbnail-cache bytes (default
+        512M), and made --thumbnail-jobs at a time (default: the number of cores, 2 to 8).
         """,
         options: Options.specs,
         examples: [
@@ -39,6 +42,8 @@ public enum ServeCommand: Command {
         var tls = ServeTLS.Options()
         var tusExpiry: Double?
         var digests: Set<DigestAlgorithm>?
+        var thumbnailCache: Int64?
+        var thumbnailJobs: Int?
         var limits = LimitOptions()
         var log = LogOptions()
 
@@ -54,7 +59,19 @@ public enum ServeCommand: Command {
             .value("--tus-expiry", "SECONDS", help: "drop unfinished tus uploads after this long (default: 86400)",
                    \.tusExpiry, as: .seconds(1...31_536_000)),
             DigestOption.declaration(\.digests),
+            .value("--thumbnail-cache", "SIZE", help: "most bytes of cached thumbnails, e.g. 512M, 2G (default: 512M)", \.thumbnailCache,
+                   as: ValueParser(expected: "a size of at least 1M, e.g. 512M or 2G") { text in
+                       ByteCount.parse(text).flatMap { $0 >= 1 << 20 ? $0 : nil }
+                   }),
+            .value("--thumbnail-jobs", "N", help: "thumbnails made at once (default: the number of cores, 2 to 8)",
+                   \.thumbnailJobs, as: .integer(1 ... 64)),
         ] + LimitOptions.declarations.within(\.limits) + LogOptions.declarations.only(\.quiet).help(\.quiet, "no access log on stderr").within(\.log)
+
+        /// `--thumbnail-cache` and `--thumbnail-jobs` where given; the configuration's defaults elsewhere.
+        func thumbnails(into configuration: inout StorageConfiguration) {
+            if let bytes = thumbnailCache { configuration.thumbnailCacheBytes = bytes }
+            configuration.thumbnailThreads = thumbnailJobs
+        }
     }
 
     public static let stopsOnSignal = true
@@ -64,7 +81,6 @@ public enum ServeCommand: Command {
         try options.exclusive(\.token.token, \.token.tokenFile, \.noAuth, command: spec.name)
         let defaults = EmbeddedCloudDefaults(environment: context.environment)
         let listen = options.listen ?? EmbeddedCloudDefaults.listen
-        let expiry = options.tusExpiry ?? 86_400
         let root = options.root.map { URL(fileURLWithPath: $0) } ?? defaults.store
         let rootCreatedByDefault = options.root == nil
 
@@ -94,8 +110,9 @@ public enum ServeCommand: Command {
         let tls = try ServeTLS.resolve(options.tls, root: root, listen: listen, command: spec.name)
         let shutdown = ShutdownSignal()
         var configuration = try storageConfiguration(options, root: root, token: token, listen: listen, context: context)
-        configuration.tusExpiry = expiry
+        configuration.tusExpiry = options.tusExpiry ?? 86_400
         configuration.tls = tls?.identity
+        options.thumbnails(into: &configuration)
         let server: StorageServer
         do {
             server = try StorageServer(configuration: configuration, host: listen.host, port: listen.port)
@@ -103,7 +120,10 @@ public enum ServeCommand: Command {
         } catch {
             throw CommandFailure("cannot serve on \(listen): \(error)")
         }
-        printStart(root: root, baseURL: server.baseURL, token: token, tokenNote: tokenNote, tls: tls, listen: listen, context: context)
+        let signIn: String?
+        do { signIn = try server.signInLink() } catch { throw CommandFailure("cannot make a sign-in link: \(error)") }
+        printStart(root: root, baseURL: server.baseURL, token: token, tokenNote: tokenNote, signIn: signIn, tls: tls, listen: listen,
+                   context: context)
         if server.recordedDigests.isEmpty {
             context.errors.line("skylift serve: warning: \(root.path) keeps no extended attributes: no digests are recorded, "
                 + "clients verify by reading back and `skylift scrub` finds nothing to compare")
@@ -128,9 +148,10 @@ public enum ServeCommand: Command {
         return configuration
     }
 
-    /// The start-up lines: what is served where, the token (only a generated one), the sign-in link, TLS trust.
-    private static func printStart(root: URL, baseURL: String, token: String?, tokenNote: String, tls: ServeTLS?,
-                                   listen: ListenAddress, context: CommandContext) {
+    /// The start-up lines: what is served where, the token (only a generated one), the one-time sign-in link
+    /// (also for a token from a file or the environment: it holds a code, never the token), TLS trust.
+    private static func printStart(root: URL, baseURL: String, token: String?, tokenNote: String, signIn: String?,
+                                   tls: ServeTLS?, listen: ListenAddress, context: CommandContext) {
         context.output.line("skylift: serving \(root.path)")
         context.output.line("  url:   \(baseURL)/dav/")
         if token != nil && tokenNote.isEmpty {
@@ -141,12 +162,9 @@ public enum ServeCommand: Command {
         } else {
             context.output.line("  auth:  none (--no-auth)")
         }
-        // The browser sign-in link (as Jupyter prints one) only where the token itself is shown.
-        if let token, !tokenNote.isEmpty {
-            context.output.line("  open:  \(baseURL)/?token=\(token)")
-        } else {
-            context.output.line("  open:  \(baseURL)/")
-        }
+        // The browser sign-in link, as Jupyter prints one, but valid once and for minutes: scrollback and the
+        // browser's history keep nothing that signs in again.
+        context.output.line("  open:  \(signIn ?? baseURL + "/")")
         for line in tls?.startLines ?? [] { context.output.line(line) }
         if !listen.isLoopback && tls == nil {
             context.errors.line("skylift serve: warning: listening on \(listen) without TLS: the token and the web app's "

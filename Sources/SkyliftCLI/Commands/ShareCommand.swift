@@ -49,11 +49,8 @@ public enum ShareCommand: Command {
             throw UsageError.badValue(command: spec.name, option: Options.name(\.expires), value: lifetimeText,
                                       expected: "a duration like 30m, 12h or 7d, at most a year")
         }
-        let root = options.root.map { URL(fileURLWithPath: $0) } ?? EmbeddedCloudDefaults(environment: context.environment).store
+        let root = try EmbeddedCloudDefaults.existingStore(options.root, option: Options.name(\.root), environment: context.environment)
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw CommandFailure("\(Options.name(\.root)) \(root.path) is not a folder")
-        }
         let shares: Shares
         do {
             let state = try WebState(root: root.path)

@@ -139,7 +139,11 @@ public enum WatchCommand: Command {
                                server: nil)
         }
         let embedded = try EmbeddedCloud.start(context.environment)
-        output.embedded(store: embedded.store, url: embedded.url, token: embedded.token)
+        let open: String
+        do { open = try embedded.server.signInLink() ?? embedded.url.deletingLastPathComponent().absoluteString } catch {
+            throw CommandFailure("cannot make a sign-in link: \(error)")
+        }
+        output.embedded(store: embedded.store, url: embedded.url, token: embedded.token, open: open)
         return Destination(url: embedded.url, token: embedded.token, server: embedded.server)
     }
 

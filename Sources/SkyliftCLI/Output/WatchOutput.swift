@@ -8,9 +8,8 @@ struct WatchOutput: Sendable {
     let context: CommandContext
     let json: Bool
 
-    func embedded(store: URL, url: URL, token: String) {
-        // The web app's sign-in link: the server root (the URL without its `dav/`) with the token.
-        let open = url.deletingLastPathComponent().absoluteString + "?token=" + token
+    /// `open` is the web app's one-time sign-in link.
+    func embedded(store: URL, url: URL, token: String, open: String) {
         if json {
             emit(["event": "embedded", "store": store.path, "url": url.absoluteString, "token": token, "open": open])
         } else {

@@ -79,7 +79,8 @@ public enum HTTPDate {
         return (Int(m <= 2 ? y + 1 : y), Int(m), Int(d))
     }
 
-    static func days(fromCivil y0: Int, _ m: Int, _ d: Int) -> Int64 {
+    /// Days since 1970-01-01 of the proleptic Gregorian date `y0`-`m`-`d` (any year; month 1–12).
+    public static func days(fromCivil y0: Int, _ m: Int, _ d: Int) -> Int64 {
         let y = Int64(m <= 2 ? y0 - 1 : y0)
         let era = (y >= 0 ? y : y - 399) / 400
         let yoe = y - era * 400

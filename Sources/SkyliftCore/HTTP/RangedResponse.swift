@@ -40,7 +40,7 @@ public struct RangedResponse: Sendable {
     /// Plans the answer to a request with `requestHeaders` for a representation of `length` bytes of
     /// `contentType`. `rangeApplies` is what ``ConditionalRequest`` said about `If-Range`.
     public init(requestHeaders: HTTPHeaders, rangeApplies: Bool, length: Int64, contentType: String,
-                boundary: String = RangedResponse.newBoundary()) {
+                boundary: String? = nil) {
         var plan = RangePlan.whole
         if rangeApplies, let value = requestHeaders["Range"], let parsed = RangeHeader(value) {
             plan = RangePlan.plan(parsed, length: length)
@@ -55,6 +55,8 @@ public struct RangedResponse: Sendable {
             headers.add("Content-Range", ranges[0].contentRange(total: length))
             (status, body) = (206, .single(ranges[0]))
         case let .partial(ranges):
+            // Made only here: most answers are whole or one range, and a boundary costs a random draw.
+            let boundary = boundary ?? Self.newBoundary()
             if let (parts, bodyLength) = Self.multipart(ranges, total: length, type: contentType, boundary: boundary) {
                 headers.add("Content-Type", "multipart/byteranges; boundary=\(boundary)")
                 (status, body) = (206, .multipart(parts, length: bodyLength))
@@ -72,7 +74,11 @@ public struct RangedResponse: Sendable {
 
     /// `skylift-` and 32 random hex digits: never found inside a part by chance.
     public static func newBoundary() -> String {
-        "skylift-" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        var random = SystemRandomNumberGenerator()
+        let high = random.next() as UInt64, low = random.next() as UInt64
+        let digits = String(high, radix: 16), rest = String(low, radix: 16)
+        return "skylift-" + String(repeating: "0", count: 16 - digits.count) + digits
+            + String(repeating: "0", count: 16 - rest.count) + rest
     }
 
     /// Each part's head as text, then its bytes, then the closing boundary; nil when the total length does

@@ -14,10 +14,21 @@ struct Auth: Sendable {
 
     var isEnabled: Bool { expected != nil }
 
-    func allows(_ headers: HTTPHeaders) -> Bool {
-        guard expected != nil else { return true }
-        guard let value = headers["Authorization"], let presented = Self.presentedToken(value) else { return false }
-        return allows(token: presented)
+    /// What a request's `Authorization` says.
+    enum Verdict {
+        case allowed
+        /// No token in it (no header, or a scheme other than Bearer and Basic).
+        case missing
+        /// A token that is not the right one: counted by the throttle.
+        case wrong
+    }
+
+    func allows(_ headers: HTTPHeaders) -> Bool { verdict(headers) == .allowed }
+
+    func verdict(_ headers: HTTPHeaders) -> Verdict {
+        guard expected != nil else { return .allowed }
+        guard let value = headers["Authorization"], let presented = Self.presentedToken(value) else { return .missing }
+        return allows(token: presented) ? .allowed : .wrong
     }
 
     /// True when `presented` is the token (or no token is required).

@@ -4,12 +4,13 @@ import SkyliftCore
 import SkyliftWebApp
 
 /// What the web app asks of a folder besides its HTML index: `?list` (its members as JSON, for the app's
-/// table) and `?zip` (the whole folder as a zip archive streamed as it is built; `?zip&name=a&name=b`: just
-/// those members, see ``ZipSelection``).
+/// table), `?zip` (the whole folder as a zip archive streamed as it is built; `?zip&name=a&name=b`: just those
+/// members, see ``ZipSelection``) and `?search=` (``FolderSearch``).
 enum FolderViews {
     /// The answer for `GET folder/?list` or `?zip`; nil for any other request, which goes on as a plain GET.
     /// With a `scope` (a share link), members whose links lead out of it are left out.
     static func respond(_ request: HTTPRequest, path: StoragePath, scope: ShareScope? = nil) -> HTTPResponse? {
+        if let query = request.query, SearchQuery.asks(query) { return FolderSearch.respond(query, folder: path, scope: scope) }
         guard let query = request.query, query == "list" || ZipSelection.isZip(query) else { return nil }
         guard let entry = FileTree.entry(path) else { return .text(404, "not found: \(path.relative)") }
         guard entry.stat.isDirectory else { return .text(400, "not a folder: \(path.relative)") }

@@ -38,10 +38,12 @@ struct PathResolver: Sendable {
     /// Names starting with this are the server's own (temp files, property sidecars, upload state).
     static let hiddenPrefix = ".skylift-"
 
-    /// Resolves the raw path of a request under `/dav`.
-    func resolve(rawPath: String) -> Result<StoragePath, PathRefusal> {
+    /// Resolves the raw path of a request under `/dav`. `walking` false leaves out the walk that checks links
+    /// on the way, for a caller that reaches the path only through ``FileTree/entry(_:)``, which applies the
+    /// same rule (an unreachable entry is 404 there too): a plain GET or HEAD, which walks once instead of twice.
+    func resolve(rawPath: String, walking: Bool = true) -> Result<StoragePath, PathRefusal> {
         guard rawPath == "/dav" || rawPath.hasPrefix("/dav/") else { return .failure(.notFound) }
-        return resolve(relativeRaw: String(rawPath.dropFirst(4)))
+        return resolve(relativeRaw: String(rawPath.dropFirst(4)), walking: walking)
     }
 
     /// Resolves a `Destination` header: an absolute URL or an absolute path, both under `/dav`.
@@ -67,7 +69,7 @@ struct PathResolver: Sendable {
         return .success(out)
     }
 
-    private func resolve(relativeRaw: String) -> Result<StoragePath, PathRefusal> {
+    private func resolve(relativeRaw: String, walking: Bool) -> Result<StoragePath, PathRefusal> {
         var parts = relativeRaw.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         if parts.first == "" { parts.removeFirst() }
         if parts.last == "" { parts.removeLast() }
@@ -83,7 +85,7 @@ struct PathResolver: Sendable {
             segments.append(s)
         }
         let path = StoragePath(segments: segments, rootPath: rootPath)
-        guard isConfined(path) else { return .failure(.unreachable) }
+        guard !walking || isConfined(path) else { return .failure(.unreachable) }
         return .success(path)
     }
 

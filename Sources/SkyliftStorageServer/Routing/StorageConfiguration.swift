@@ -31,6 +31,10 @@ public struct StorageConfiguration: Sendable {
     /// Free space kept back: a body whose declared length would leave less than this free on the root's file
     /// system gets `507` before any of it is read. Nil: 1% of the file system, at most 64 MiB.
     public var spaceReserve: Int64?
+    /// Most bytes of thumbnails kept in the store's `.skylift-thumbs` folder (least recently used go first).
+    public var thumbnailCacheBytes: Int64 = 512 << 20
+    /// Thumbnails made at once (the `skylift-thumbs` threads); nil: the number of cores, 2 to 8.
+    public var thumbnailThreads: Int?
 
     /// The policy in force: ``allowedHosts``, or its default for the auth setting.
     public var effectiveHostPolicy: HostPolicy? { allowedHosts ?? (token == nil ? HostPolicy() : nil) }

@@ -1,4 +1,5 @@
 import Foundation
+import SkyliftCore
 import SkyliftHTTPServer
 import SkyliftWebApp
 
@@ -28,7 +29,7 @@ extension StorageRouter {
             guard below.isEmpty || below == "/" || below == "/" + encodedName || below == "/" + top.name else {
                 return .text(404, "not found")
             }
-            return Self.confined(get.respond(request, path: top))
+            return Self.confined(media.respond(request, path: top) ?? get.respond(request, path: top))
         }
         if below.isEmpty { return WebAppRedirect.to("\(token)/") }
         let target: StoragePath
@@ -38,11 +39,14 @@ extension StorageRouter {
         }
         // Links inside the shared folder are followed only while they stay inside it.
         guard target.isWithin(top), let scope = ShareScope(top), scope.contains(target) else { return .text(404, "not found") }
-        if let view = FolderViews.respond(request, path: target, scope: scope) { return view }
+        if let view = media.respond(request, path: target, scope: scope) ?? FolderViews.respond(request, path: target, scope: scope) {
+            return Self.confined(view)
+        }
         if FileTree.entry(target)?.stat.isDirectory == true && below.hasSuffix("/") {
             let depth = target.segments.count - top.segments.count
+            let name = top.name.isEmpty ? "Shared" : top.name
             return web.appPage(root: String(repeating: "../", count: depth + 2), mode: "share", base: "./",
-                               title: (top.name.isEmpty ? "Shared" : top.name) + " · Skylift")
+                               title: name + " · Skylift", shared: name)
         }
         return Self.confined(get.respond(request, path: target))
     }
@@ -65,15 +69,48 @@ extension StorageRouter {
             case let .success(p): target = p
             case let .failure(refusal): return .text(refusal.status, refusal.message)
             }
-            guard let entry = FileTree.entry(target) else { return .text(404, "not found: \(target.relative)") }
+            guard FileTree.entry(target) != nil else { return .text(404, "not found: \(target.relative)") }
             guard let made = try? shares.create(path: target.segments, expires: Date().addingTimeInterval(lifetime)) else {
                 return .text(500, "cannot record the share")
             }
-            let suffix = entry.stat.isDirectory ? "/" : "/" + (target.name.addingPercentEncoding(withAllowedCharacters: .hrefSegment) ?? "")
+            let suffix = self.linkSuffix(target.segments)
             let json = try? JSONSerialization.data(withJSONObject: ["id": made.share.id, "link": "s/\(made.link)\(suffix)",
                                                                     "expires": made.share.expires])
             return HTTPResponse(status: 201, headers: ["Content-Type": "application/json"], body: .bytes(Array(json ?? Data())))
         })
+    }
+}
+
+extension StorageRouter {
+    /// `GET /api/shares`: every recorded link, expired ones too (`expires` says), oldest first;
+    /// `DELETE /api/shares/<id>`: revokes one (204; 404 when there is no such link).
+    func sharesRequest(_ request: HTTPRequest) -> HTTPResponse {
+        guard let shares = web.shares else { return .text(503, "share links are not available") }
+        guard request.path != "/api/shares" else {
+            guard request.method == "GET" || request.method == "HEAD" else { return .text(405, "GET only", headers: ["Allow": "GET, HEAD"]) }
+            guard let all = try? shares.list() else { return .text(500, "cannot read the share registry") }
+            let items: [[String: Any]] = all.map { share in
+                ["id": share.id, "path": "/" + share.path.joined(separator: "/"), "expires": share.expires,
+                 "link": "s/" + shares.link(share) + linkSuffix(share.path)]
+            }
+            let json = (try? JSONSerialization.data(withJSONObject: ["shares": items], options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+            return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: .bytes(Array(json)))
+        }
+        guard request.method == "DELETE" else { return .text(405, "DELETE only", headers: ["Allow": "DELETE"]) }
+        let id = String(request.path.dropFirst("/api/shares/".count))
+        guard id.utf8.count == 16, id.utf8.allSatisfy({ Hex.value(of: $0) != nil }) else { return .text(404, "no such share") }
+        switch Result(catching: { try shares.revoke(id: id) }) {
+        case .success(true): return HTTPResponse(status: 204)
+        case .success(false): return .text(404, "no such share")
+        case .failure: return .text(500, "cannot change the share registry")
+        }
+    }
+
+    /// What follows the link token: `/` for a folder, `/<name>` for a file (players like a name).
+    func linkSuffix(_ segments: [String]) -> String {
+        let path = StoragePath(segments: segments, rootPath: store.rootPath)
+        guard let entry = FileTree.entry(path), !entry.stat.isDirectory else { return "/" }
+        return "/" + (path.name.addingPercentEncoding(withAllowedCharacters: .hrefSegment) ?? "")
     }
 }
 

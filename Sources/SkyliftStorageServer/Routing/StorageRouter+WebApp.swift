@@ -21,7 +21,7 @@ extension StorageRouter {
         let shares = Shares(state: state, secret: secret)
         guard auth.isEnabled else { return WebApp(sessions: nil, shares: shares, checkToken: nil) }
         return WebApp(sessions: Sessions(state: state, secret: secret), shares: shares, checkToken: { auth.allows(token: $0) },
-                      secure: secure)
+                      secure: secure, codes: SignInCodes(state: state))
     }
 
     /// True when the request rides on a live session cookie and is one the app makes; a request that

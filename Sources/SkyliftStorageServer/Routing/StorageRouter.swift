@@ -1,5 +1,6 @@
 import Foundation
 import SkyliftHTTPServer
+import SkyliftThumbnails
 import SkyliftWebApp
 
 /// Authenticates each request, confines its path, and hands it to the part of the server that owns it.
@@ -11,6 +12,7 @@ final class StorageRouter: HTTPHandler {
     let webdav: WebDAV
     let web: WebApp
     let get: RangedGet
+    let media: MediaViews
 
     init(configuration: StorageConfiguration, store: Store) throws {
         self.configuration = configuration
@@ -21,6 +23,7 @@ final class StorageRouter: HTTPHandler {
         webdav = WebDAV(store: store, maxUploadSize: configuration.maxUploadSize, digests: store.digests)
         get = RangedGet(digests: store.digests)
         web = try Self.makeWebApp(store: store, auth: auth, secure: configuration.tls != nil)
+        media = MediaViews(maker: Self.makeThumbnailer(configuration, store), digests: store.digests)
     }
 
     func head(_ request: HTTPRequest) -> HTTPHeadDecision {
@@ -42,23 +45,45 @@ final class StorageRouter: HTTPHandler {
         if let answer = web.handle(request) { return answer }
         // A share link is its own credential and reaches only what it names (see StorageRouter+Shares).
         if request.path.hasPrefix("/s/") { return .respond(shared(request)) }
-        guard auth.allows(request.headers) || cookieAllows(request) else { return .respond(Auth.challenge(request.headers)) }
+        if let refusal = authenticate(request) { return .respond(refusal) }
         let path = request.path
         if path == "/uploads" || path.hasPrefix("/uploads/") { return tus.handle(request) }
         if path == "/api/share" { return shareRequest(request) }
+        if path == "/api/shares" || path.hasPrefix("/api/shares/") { return .respond(sharesRequest(request)) }
         if request.method == "OPTIONS" && (path == "*" || path == "/") { return .respond(options()) }
         let target: StoragePath
-        switch store.resolver.resolve(rawPath: path) {
+        // A plain GET or HEAD reaches its path only through FileTree.entry, which applies the link rule itself.
+        let plainRead = (request.method == "GET" || request.method == "HEAD") && request.query == nil
+        switch store.resolver.resolve(rawPath: path, walking: !plainRead) {
         case let .success(p): target = p
         case let .failure(refusal): return .respond(.text(refusal.status, refusal.message))
         }
         switch request.method {
         case "OPTIONS": return .respond(options())
         case "GET", "HEAD":
-            return .respond(Self.confined(FolderViews.respond(request, path: target) ?? get.respond(request, path: target)))
+            let view = media.respond(request, path: target) ?? FolderViews.respond(request, path: target)
+            return .respond(Self.confined(view ?? get.respond(request, path: target)))
         case "POST": return tus.create(request, folder: target)
         default: return webdav.handle(request, target: target)
         }
+    }
+
+    /// Nil when the token or the session cookie lets the request in; otherwise the 401, or a 429 for a wrong
+    /// token inside its client's penalty (see ``SignInThrottle``).
+    private func authenticate(_ request: HTTPRequest) -> HTTPResponse? {
+        let verdict = auth.verdict(request.headers)
+        if verdict == .allowed || cookieAllows(request) { return nil }
+        if verdict == .wrong, let refused = web.wrongToken(request) { return refused }
+        return Auth.challenge(request.headers)
+    }
+
+    /// The thumbnail maker over `<root>/.skylift-thumbs`; nil (thumbnails answer 503) when libvips cannot start
+    /// or the cache folder cannot be made, which does not stop the rest of the server.
+    static func makeThumbnailer(_ configuration: StorageConfiguration, _ store: Store) -> Thumbnailer? {
+        var options = ThumbnailOptions(cacheFolder: store.rootPath + "/" + PathResolver.hiddenPrefix + "thumbs")
+        options.cacheBytes = configuration.thumbnailCacheBytes
+        if let threads = configuration.thumbnailThreads { options.threads = threads }
+        return try? Thumbnailer(options: options)
     }
 
     /// One answer for every OPTIONS: what WebDAV class and which tus extensions are spoken here.

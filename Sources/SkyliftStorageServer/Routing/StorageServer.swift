@@ -1,5 +1,6 @@
 import Foundation
 import SkyliftHTTPServer
+import SkyliftWebApp
 
 /// The embedded cloud: a directory served over WebDAV (`/dav/`), tus (`/uploads/`) and ranged GET.
 ///
@@ -16,7 +17,8 @@ public final class StorageServer: Sendable {
                               spaceReserve: configuration.spaceReserve)
         let router = try StorageRouter(configuration: configuration, store: store)
         self.router = router
-        let handler: any HTTPHandler = configuration.effectiveHostPolicy.map { HostFilter(policy: $0, next: router) } ?? router
+        let routed: any HTTPHandler = configuration.effectiveHostPolicy.map { HostFilter(policy: $0, next: router) } ?? router
+        let handler = ResponsePolicy(next: routed)
         http = HTTPServer(configuration: .init(host: host, port: port, limits: configuration.limits,
                                                accessLog: configuration.accessLog, tls: configuration.tls),
                           handler: handler)
@@ -39,6 +41,16 @@ public final class StorageServer: Sendable {
     /// extended attributes, so nothing can be recorded (see `DigestStore`).
     public var recordedDigests: [String] {
         router.store.digests.supported ? router.store.digests.algorithms.map(\.rawValue).sorted() : []
+    }
+
+    /// A one-time sign-in link for a browser (`<baseURL>/signin?code=…`, valid once, for ten minutes); nil when
+    /// the server runs without auth. Throws ``StorageServerError`` when the code cannot be recorded.
+    public func signInLink() throws -> String? {
+        do {
+            return try router.web.signInLink().map { baseURL + "/" + $0 }
+        } catch let e as WebStateError {
+            throw StorageServerError.cannotCreateState(path: e.path, errno: e.errno)
+        }
     }
 
     /// The bound port, once started.

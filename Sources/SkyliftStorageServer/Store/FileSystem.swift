@@ -110,6 +110,14 @@ enum FileSystem {
         do { return try folder.openRegularFile(name) } catch { throw FileSystemError(error) }
     }
 
+    /// ``openRegularFile(in:_:)`` with what the open file is, as it was checked.
+    static func openRegularFileWithStat(in folder: FileDescriptor, _ name: String) throws -> (fd: FileDescriptor, stat: FileStat) {
+        do {
+            let (fd, status) = try folder.openRegularFileWithStatus(name)
+            return (fd, FileStat(status))
+        } catch { throw FileSystemError(error) }
+    }
+
     /// How deep COPY, DELETE and folder downloads go below the folder they start at. Far deeper than photo, media
     /// or backup trees get; it bounds the recursion (a connection thread has a 2 MiB stack) and the folder
     /// descriptors held open, one or two per level, whatever someone nested in the served tree.

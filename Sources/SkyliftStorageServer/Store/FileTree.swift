@@ -34,7 +34,7 @@ enum FileTree {
 
     /// The entry at `path`; nil when nothing is there or it is invisible (see the rule above).
     static func entry(_ path: StoragePath) -> Entry? {
-        guard case let .success(own) = locate(path, followLast: false), let ownStat = own.stat() else { return nil }
+        guard case let .success(own) = locate(path, followLast: false), let ownStat = own.seen ?? own.stat() else { return nil }
         guard ownStat.kind == .symlink else { return ownStat.isServed ? Entry(own: own, target: own, stat: ownStat) : nil }
         guard case let .success(target) = locate(path, followLast: true), let stat = target.stat(), stat.isServed
         else { return nil }
@@ -64,10 +64,11 @@ enum FileTree {
         var folders: [(fd: FileDescriptor, name: String)] = [(rootFD, "")]
         var kept: FileDescriptor?
         defer { for f in folders where f.fd != kept { f.fd.close() } }
-        func located(_ name: String) -> Location {
+        func located(_ name: String, seen: FileStat? = nil) -> Location {
             let folder = folders[folders.count - 1].fd
             kept = folder
-            return Location(folder: folder, name: name, physical: folders.dropFirst().map(\.name) + (name == "." ? [] : [name]))
+            return Location(folder: folder, name: name, physical: folders.dropFirst().map(\.name) + (name == "." ? [] : [name]),
+                            seen: seen)
         }
         var pending = Array(path.segments.reversed())
         var links = 0
@@ -107,7 +108,7 @@ enum FileTree {
                 pending += target.utf8.split(separator: UInt8(ascii: "/")).map { String(decoding: $0, as: UTF8.self) }.reversed()
                 continue
             }
-            if isLast { return .success(located(name)) }
+            if isLast { return .success(located(name, seen: stat)) }
             guard stat.kind == .directory else { return .failure(.missing) }
             guard let fd = try? FileSystem.openFolder(in: top, name) else { return .failure(.refused) }
             folders.append((fd, name))

@@ -12,11 +12,14 @@ final class Location {
     /// Where the entry really is: its segments below the root with every link resolved. Two locations are
     /// compared by these to tell whether one lies inside the other, whatever links the request went through.
     let physical: [String]
+    /// What the walk that found the entry saw of it (not followed), so the caller need not ask again.
+    let seen: FileStat?
 
-    init(folder: FileDescriptor, name: String, physical: [String]) {
+    init(folder: FileDescriptor, name: String, physical: [String], seen: FileStat? = nil) {
         self.folder = folder
         self.name = name
         self.physical = physical
+        self.seen = seen
     }
 
     deinit { folder.close() }
@@ -29,6 +32,9 @@ final class Location {
 
     /// Opens a regular file for reading (see ``FileSystem/openRegularFile(in:_:)``).
     func openFile() throws -> FileDescriptor { try FileSystem.openRegularFile(in: folder, name) }
+
+    /// ``openFile()`` with the open file's metadata.
+    func openFileWithStat() throws -> (fd: FileDescriptor, stat: FileStat) { try FileSystem.openRegularFileWithStat(in: folder, name) }
 
     /// Opens the entry as a folder, refusing a link.
     func openFolder() throws -> FileDescriptor { try FileSystem.openFolder(in: folder, name) }

@@ -16,7 +16,8 @@ struct StaleTempSweep: Sendable {
     static let filePrefixes = [PathResolver.hiddenPrefix + "put-", PathResolver.hiddenPrefix + "tmp-"]
     static let treePrefixes = [PathResolver.hiddenPrefix + "copy-", PathResolver.hiddenPrefix + "trash-"]
     /// Folders of the server's own state, with rules of their own.
-    static let stateFolders: Set<String> = [PathResolver.hiddenPrefix + "uploads", PathResolver.hiddenPrefix + "journal"]
+    static let stateFolders: Set<String> = [PathResolver.hiddenPrefix + "uploads", PathResolver.hiddenPrefix + "journal",
+                                            PathResolver.hiddenPrefix + "thumbs"]
 
     func runInBackground() {
         let sweep = self

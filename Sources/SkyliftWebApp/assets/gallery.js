@@ -85,7 +85,8 @@ export class Gallery {
   }
 
   render(force) {
-    if (!this.lines.length) { this.layer.textContent = ''; this.key = ''; return; }
+    // Nothing yet (a page of the timeline may come back empty with more to come): ask for the next page.
+    if (!this.lines.length) { this.layer.textContent = ''; this.key = ''; if (this.nearEnd) this.nearEnd(); return; }
     const top = this.scroller.scrollTop, view = this.scroller.clientHeight || 600;
     const first = Math.max(0, this.find(top) - OVERSCAN);
     const last = Math.min(this.lines.length, this.find(top + view) + 1 + OVERSCAN);

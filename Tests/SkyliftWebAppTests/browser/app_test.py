@@ -112,8 +112,8 @@ def sign_in(d):
     d.get(URL + "/?token=" + TOKEN)
     wait(d, "clean URL after sign-in", lambda d: d.current_url == URL + "/")
     cookie = d.get_cookie("skylift_session")
-    if not cookie or not cookie.get("httpOnly") or cookie.get("sameSite") != "Strict":
-        fail(f"session cookie missing or not HttpOnly/SameSite=Strict: {cookie}")
+    if not cookie or not cookie.get("httpOnly") or cookie.get("sameSite") != "Lax":
+        fail(f"session cookie missing or not HttpOnly/SameSite=Lax: {cookie}")
     if TOKEN in cookie["value"]:
         fail("the cookie carries the token")
     if URL.startswith("https://") and not cookie.get("secure"):

@@ -1,0 +1,41 @@
+import SkyliftHTTPServer
+
+/// Headers every answer of the storage server carries, whoever made it (router, WebDAV, tus, the web app):
+/// `X-Content-Type-Options: nosniff`, so no answer is ever read as another type than it says; and, unless the
+/// answer chose its own, `Cache-Control: private, no-cache`: answers depend on who asks (token, session cookie,
+/// share link), so no shared cache may keep them, and the browser asks again (a cheap `304` with the ETag)
+/// before reusing one, so signing out or revoking a link takes effect at once.
+struct ResponsePolicy: HTTPHandler {
+    let next: any HTTPHandler
+
+    func head(_ request: HTTPRequest) -> HTTPHeadDecision { Self.applied(next.head(request)) }
+
+    /// The decision with the policy's headers on whatever answer it leads to (an offloaded one when it is made).
+    static func applied(_ decision: HTTPHeadDecision) -> HTTPHeadDecision {
+        switch decision {
+        case let .respond(response): .respond(apply(response))
+        case let .receive(receiver): .receive(PolicyReceiver(receiver))
+        case let .offload(decide): .offload { applied(decide()) }
+        }
+    }
+
+    static func apply(_ response: HTTPResponse) -> HTTPResponse {
+        var r = response
+        r.headers.set("X-Content-Type-Options", "nosniff")
+        if r.headers["Cache-Control"] == nil { r.headers.set("Cache-Control", "private, no-cache") }
+        return r
+    }
+}
+
+/// A body receiver whose answers get the policy's headers too.
+private final class PolicyReceiver: HTTPBodyReceiver {
+    private let inner: any HTTPBodyReceiver
+
+    init(_ inner: any HTTPBodyReceiver) { self.inner = inner }
+
+    func receive(_ chunk: UnsafeRawBufferPointer) -> HTTPResponse? { inner.receive(chunk).map(ResponsePolicy.apply) }
+
+    func finish() -> HTTPResponse { ResponsePolicy.apply(inner.finish()) }
+
+    func abort() { inner.abort() }
+}
