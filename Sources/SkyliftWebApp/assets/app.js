@@ -70,6 +70,8 @@ const fromPath = (x) => Object.assign(x, { segs: S.folder.concat(x.path.split('/
 
 async function loadTimeline() {
   const t = S.timeline || (S.timeline = { items: [], next: undefined, loading: false });
+  // Nothing more to fetch: drawing must not ask again, or drawing and asking would chase each other forever.
+  if (t.loading || t.next === null) return;
   await fetchPage(t, 'timeline', (x) => Object.assign(fromPath(x), { mtime: Date.parse(x.taken) / 1000 }));
   if (S.timeline !== t || S.view !== 'timeline' || S.search) return;
   // Without ?timeline on the server, the folder's own photos and videos by their modification time.
@@ -92,7 +94,7 @@ async function runSearch(q) {
 
 async function moreResults() {
   const s = S.search;
-  if (!s) return;
+  if (!s || s.loading || s.next === null) return;
   await fetchPage(s, 'search=' + enc(s.q), (x) => Object.assign(fromPath(x), { mtime: Date.parse(x.modified) / 1000 }));
   if (S.search !== s) return;
   if (s.error && !s.items.length) {
