@@ -20,8 +20,8 @@ import Testing
         for step in ["sign in", "list, open a folder", "upload through the file input", "upload a whole folder", "reload mid-upload resumed",
                      "dropped connection", "upload speed and time left shown",
                      "video plays", "image viewer", "text and Markdown previews", "grid of thumbnails", "3,000 entries",
-                     "timeline of a folder", "search", "select with click, shift-click", "new folder, rename, move, delete", "share links",
-                     "share list", "QR codes", "sign out"] {
+                     "timeline of a folder tree", "search by name", "select with click, shift-click", "new folder, rename, move, delete", "share links",
+                     "share list with expiry", "QR codes", "one-time sign-in link", "sign out"] {
             #expect(output.contains("ok " + step), "missing step \(step): \(output)")
         }
         let log = server.stop()
@@ -69,6 +69,7 @@ import Testing
     static func drive(_ server: WebAppServer, extra: [String: String] = [:]) throws -> (Int32, String) {
         var environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }
         environment["SKYLIFT_TOKEN"] = server.token
+        environment["SKYLIFT_SIGNIN_LINK"] = server.signInLink
         // The script drives these two; looking them up first names their packages when they are missing.
         _ = try TestPrograms.path("chromium")
         _ = try TestPrograms.path("chromedriver")

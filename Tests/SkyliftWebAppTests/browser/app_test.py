@@ -693,6 +693,27 @@ def qr_codes(d):
     ok("QR codes of 1 to 213 bytes read back")
 
 
+def one_time_sign_in(d):
+    """The link serve printed signs a fresh browser in once; the same link in another browser is refused."""
+    link = os.environ.get("SKYLIFT_SIGNIN_LINK")
+    if not link:
+        fail("no SKYLIFT_SIGNIN_LINK")
+    first, second = browser(), browser()
+    try:
+        first.get(link)
+        wait(first, "signed in by the link", lambda f: row(f, "clip.mp4"))
+        if "code=" in first.current_url or not first.get_cookie("skylift_session"):
+            fail(f"after the one-time link: {first.current_url} {first.get_cookie('skylift_session')}")
+        second.get(link)
+        wait(second, "the used link refused", lambda s: s.find_elements(By.ID, "token"))
+        if second.get_cookie("skylift_session"):
+            fail("a used one-time link signed a second browser in")
+    finally:
+        first.quit()
+        second.quit()
+    ok("one-time sign-in link: once, then refused")
+
+
 def sign_out(d):
     d.find_element(By.CSS_SELECTOR, "#signout button").click()
     wait(d, "sign-in page", lambda d: d.find_elements(By.ID, "token"))
@@ -704,7 +725,7 @@ def sign_out(d):
 
 def main():
     steps = [sign_in, browse, upload, upload_folder_and_drop, resume, dropped_connection, cancel_retry, play, viewer, preview, grid, windowed,
-             timeline, search, select, manage, shares, share_list, qr_codes, sign_out]
+             timeline, search, select, manage, shares, share_list, qr_codes, one_time_sign_in, sign_out]
     chosen = os.environ.get("SKYLIFT_STEPS")
     if chosen:
         names = chosen.split(",")
