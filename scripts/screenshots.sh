@@ -35,6 +35,7 @@ chmod 600 "$WORK/token"
 "$BIN" serve --root "$ROOT" --listen 127.0.0.1:0 --token-file "$WORK/token" --quiet > "$WORK/out" &
 PID=$!
 for _ in $(seq 50); do grep -q "open:" "$WORK/out" 2>/dev/null && break; sleep 0.1; done
-URL=$(awk '/open:/ {print $2}' "$WORK/out")
-SKYLIFT_TOKEN=$TOKEN python3 scripts/screenshots.py "${URL%/}" "$ROOT" docs/screenshots
+# The server's base from the `url:` line (…/dav/); `open:` is a one-time sign-in link now.
+URL=$(awk '/url:/ {print $2}' "$WORK/out"); URL=${URL%/dav/}
+SKYLIFT_TOKEN=$TOKEN python3 scripts/screenshots.py "$URL" "$ROOT" docs/screenshots
 ls -l docs/screenshots

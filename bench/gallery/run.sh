@@ -37,7 +37,8 @@ chmod 600 "$WORK/token"
 "$BIN" serve --root "$WORK/store" --listen 127.0.0.1:0 --token-file "$WORK/token" --quiet > "$WORK/out" &
 PID=$!
 for _ in $(seq 50); do grep -q "open:" "$WORK/out" 2>/dev/null && break; sleep 0.1; done
-URL=$(awk '/open:/ {print $2}' "$WORK/out"); URL=${URL%/}
+# The server's base from the `url:` line (…/dav/); `open:` is a one-time sign-in link now.
+URL=$(awk '/url:/ {print $2}' "$WORK/out"); URL=${URL%/dav/}
 code=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer bench-token" "$URL/dav/photos/IMG_00000.jpg?thumb=256")
 ctype=$(curl -s -o /dev/null -w '%{content_type}' -H "Authorization: Bearer bench-token" "$URL/dav/photos/IMG_00000.jpg?thumb=256")
 size=$(curl -s -H "Authorization: Bearer bench-token" "$URL/dav/photos/IMG_00000.jpg?thumb=256" | wc -c)

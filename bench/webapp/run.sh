@@ -24,7 +24,8 @@ chmod 600 "$WORK/token"  # serve refuses a token file others can read
 "$BIN" serve --root "$WORK/store" --listen 127.0.0.1:0 --token-file "$WORK/token" --quiet > "$WORK/out" &
 PID=$!
 for _ in $(seq 50); do grep -q "open:" "$WORK/out" 2>/dev/null && break; sleep 0.1; done
-URL=$(awk '/open:/ {print $2}' "$WORK/out"); URL=${URL%/}
+# The server's base from the `url:` line (…/dav/); `open:` is a one-time sign-in link now.
+URL=$(awk '/url:/ {print $2}' "$WORK/out"); URL=${URL%/dav/}
 best() { local b=999; for _ in 1 2 3 4 5; do t=$(curl -s -o /dev/null -w '%{time_total}' "$@"); b=$(python3 -c "print(min($b, $t))"); done; echo "$b"; }
 [ "$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer bench-token" "$URL/dav/big/?list")" = 200 ] || { echo "skylift listing failed" >&2; exit 1; }
 SKY=$(best -H "Authorization: Bearer bench-token" "$URL/dav/big/?list")
