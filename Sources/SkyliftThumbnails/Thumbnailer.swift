@@ -23,14 +23,14 @@ public final class Thumbnailer: Sendable {
     static let maxRemembered = 10_000
     private let counts = Mutex(ThumbnailCounters())
 
-    /// Opens the cache (reading its index) and starts libvips; throws ``ThumbnailError/unavailable(reason:)``
-    /// when either cannot be.
+    /// Opens the cache (reading its index); throws ``ThumbnailError/unavailable(reason:)`` when it cannot be.
+    /// libvips starts with the first thumbnail made, so a server that makes none never pays its memory (about
+    /// 20 MiB resident once started); a libvips that cannot start fails each thumbnail with `unavailable`.
     public init(options: ThumbnailOptions) throws(ThumbnailError) {
         self.options = options
         do { cache = try ThumbnailCache(folder: options.cacheFolder, limit: options.cacheBytes) } catch {
             throw .unavailable(reason: "cannot open the thumbnail cache: \(error)")
         }
-        if case let .failure(error) = Vips.started { throw error }
         executor = BlockingExecutor(name: "skylift-thumbs", threads: max(1, options.threads))
         let ffmpeg = options.ffmpeg ?? PosterFrame.find(in: ProcessInfo.processInfo.environment["PATH"])
         poster = ffmpeg.map { PosterFrame(ffmpeg: $0, timeout: options.posterTimeout) }

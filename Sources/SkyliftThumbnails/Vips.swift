@@ -41,7 +41,9 @@ enum Vips {
 
     /// Frees libvips' per-thread buffers; called at the end of each job on the maker's threads, which end
     /// when idle.
-    static func endOfJob() { vips_thread_shutdown() }
+    static func endOfJob() {
+        if case .success = started { vips_thread_shutdown() }
+    }
 
     /// A source reading the open file `fd` (libvips duplicates the descriptor; the caller keeps its own).
     private static func source(_ fd: Int32) -> Result<UnsafeMutablePointer<VipsSource>, ThumbnailError> {
