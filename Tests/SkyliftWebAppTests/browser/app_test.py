@@ -714,13 +714,25 @@ def one_time_sign_in(d):
     ok("one-time sign-in link: once, then refused")
 
 
+FETCH = "fetch(arguments[0]).then(r => arguments[1]([r.status, r.headers.get('cache-control') || '']))"
+
+
 def sign_out(d):
+    # A file read while signed in says it must be revalidated, so the browser's cache never answers for it
+    # after sign-out: the same fetch (default cache mode) then reaches the server and gets 401.
+    write(["cache-probe.txt"], "cached?")
+    before = d.execute_async_script(FETCH, "dav/cache-probe.txt")
+    if before[0] != 200 or "private" not in before[1] or "no-cache" not in before[1]:
+        fail(f"a file while signed in: {before}")
     d.find_element(By.CSS_SELECTOR, "#signout button").click()
     wait(d, "sign-in page", lambda d: d.find_elements(By.ID, "token"))
     status = d.execute_async_script("fetch('dav/?list').then(r => arguments[0](r.status))")
     if status != 401:
         fail(f"after sign-out the listing answered {status}")
-    ok("sign out")
+    after = d.execute_async_script(FETCH, "dav/cache-probe.txt")
+    if after[0] != 401:
+        fail(f"after sign-out the cached file answered {after}")
+    ok("sign out (cache headers: nothing answered from the browser's cache afterwards)")
 
 
 def main():
