@@ -57,7 +57,7 @@ extension HTTPServer {
         }
         // Closed to make room between reading this head and now: the client retries on a new connection.
         if let slot, !slot.begin() { return MHD_Result.NO }
-        if request.headers.contains("Transfer-Encoding") || (request.contentLength ?? 0) > 0 {
+        if context.hasBody {
             skylift_mhd_set_timeout(connection, UInt32(configuration.limits.bodyTimeout))
         }
         return apply(handler.head(request), to: context, on: connection, size: 0)
@@ -186,7 +186,7 @@ let skyliftRequestCompleted: MHD_RequestCompletedCallback = { cls, connection, c
         context.answer = nil
     }
     context.slot?.end()
-    if let connection, context.request.headers.contains("Transfer-Encoding") || (context.request.contentLength ?? 0) > 0 {
+    if let connection, context.hasBody {
         skylift_mhd_set_timeout(connection, UInt32(server.configuration.limits.keepAliveTimeout))
     }
     server.logAccess(context, completed: toe == MHD_RequestTerminationCode.REQUEST_TERMINATED_COMPLETED_OK)

@@ -23,6 +23,8 @@ func isManagedHeader(_ name: String) -> Bool {
 /// suspended for that work, and read by the loop after the resume (see ``RequestContext``).
 final class ProducerBox: @unchecked Sendable {
     let producer: any HTTPBodyProducer
+    /// The same producer when it can be called on the loop; cast once, not for every piece.
+    private let event: (any HTTPEventBodyProducer)?
     let suspensions: Suspensions
     var connection: OpaquePointer?
     private var staging: UnsafeMutableRawBufferPointer?
@@ -33,6 +35,7 @@ final class ProducerBox: @unchecked Sendable {
 
     init(_ producer: any HTTPBodyProducer, suspensions: Suspensions) {
         self.producer = producer
+        event = producer as? any HTTPEventBodyProducer
         self.suspensions = suspensions
     }
 
@@ -41,7 +44,7 @@ final class ProducerBox: @unchecked Sendable {
 
     func read(into buffer: UnsafeMutablePointer<CChar>, max: Int, at position: Int64) -> Int {
         if suspensions.isStopping { return Self.failure }
-        if let event = producer as? any HTTPEventBodyProducer {
+        if let event {
             let token = ObjectIdentifier(self)
             let result = event.produce(into: UnsafeMutableRawBufferPointer(start: buffer, count: max), at: position,
                                        wake: HTTPWake { [suspensions] in suspensions.wake(token) })

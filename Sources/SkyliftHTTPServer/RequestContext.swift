@@ -32,8 +32,12 @@ final class RequestContext: @unchecked Sendable {
     var status = 0
     var sent: Int64 = 0
 
+    /// The request announced a body: it reads under the body timeout, and the keep-alive timeout comes back after.
+    let hasBody: Bool
+
     init(request: HTTPRequest, slot: ConnectionSlot?) {
         self.request = request
         self.slot = slot
+        hasBody = request.headers.contains("Transfer-Encoding") || (request.contentLength ?? 0) > 0
     }
 }
