@@ -69,7 +69,7 @@ final class RecordingOrigin {
         for host in ["127.0.0.1:\(port)", "localhost", "LOCALHOST:1", "127.8.9.10", "[::1]:\(port)", "media.lan", "Media.LAN:8422"] {
             #expect(try curlStatus(["-H", "Host: \(host)", base + "/clip.bin"]) == "200", "\(host)")
         }
-        #expect(try fetch(base + "/clip.bin") == Array("clip bytes".utf8))
+        #expect(try fetch(base + "/clip.bin") == Array("clip bytes".utf8), "\(proxy.diagnosis(base + "/clip.bin"))")
         #expect(origin.requests.allSatisfy { $0.contains(" /dav/media/clip.bin ") })
     }
 

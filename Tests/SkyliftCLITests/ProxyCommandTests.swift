@@ -38,6 +38,15 @@ final class ProxyProcess {
         process.waitUntilExit()
     }
 
+    /// What a failed body check needs to be understood: curl's own account of a second try, then the proxy's
+    /// log once it is stopped.
+    func diagnosis(_ url: String) -> String {
+        let retry = (try? runForOutput(try TestPrograms.path("curl"), ["-sS", "-v", "--stderr", "-", "--max-time", "10", url]))
+            .map { "exit \($0.status): \($0.out)" } ?? "curl did not run"
+        process.terminate()
+        return "curl again: \(retry)\nproxy log: \(finish().errors)"
+    }
+
     func finish() -> (status: Int32, errors: String) {
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))

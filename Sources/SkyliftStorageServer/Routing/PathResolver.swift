@@ -35,6 +35,8 @@ enum PathRefusal: Error, Equatable {
 struct PathResolver: Sendable {
     /// The root's real path.
     let rootPath: String
+    /// The root held open, where walks start (see ``RootFolder``); nil opens `rootPath` for each walk.
+    var rootFolder: RootFolder? = nil
     /// Names starting with this are the server's own (temp files, property sidecars, upload state).
     static let hiddenPrefix = ".skylift-"
 
@@ -84,7 +86,7 @@ struct PathResolver: Sendable {
             }
             segments.append(s)
         }
-        let path = StoragePath(segments: segments, rootPath: rootPath)
+        let path = StoragePath(segments: segments, rootPath: rootPath, rootFolder: rootFolder)
         guard !walking || isConfined(path) else { return .failure(.unreachable) }
         return .success(path)
     }

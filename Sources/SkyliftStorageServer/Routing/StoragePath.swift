@@ -6,6 +6,22 @@ struct StoragePath: Hashable, Sendable {
     var segments: [String]
     /// The root's real path (symlinks resolved), without a trailing slash.
     let rootPath: String
+    /// The root held open by the store, where walks start; nil to open `rootPath` for each walk. Not part of
+    /// the path's identity.
+    let rootFolder: RootFolder?
+
+    init(segments: [String], rootPath: String, rootFolder: RootFolder? = nil) {
+        self.segments = segments
+        self.rootPath = rootPath
+        self.rootFolder = rootFolder
+    }
+
+    static func == (a: StoragePath, b: StoragePath) -> Bool { a.segments == b.segments && a.rootPath == b.rootPath }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(segments)
+        hasher.combine(rootPath)
+    }
 
     /// Absolute file-system path.
     var filePath: String { segments.isEmpty ? rootPath : rootPath + "/" + segments.joined(separator: "/") }
@@ -17,10 +33,10 @@ struct StoragePath: Hashable, Sendable {
 
     /// The containing collection; nil for the root.
     var parent: StoragePath? {
-        segments.isEmpty ? nil : StoragePath(segments: Array(segments.dropLast()), rootPath: rootPath)
+        segments.isEmpty ? nil : StoragePath(segments: Array(segments.dropLast()), rootPath: rootPath, rootFolder: rootFolder)
     }
 
-    func appending(_ name: String) -> StoragePath { StoragePath(segments: segments + [name], rootPath: rootPath) }
+    func appending(_ name: String) -> StoragePath { StoragePath(segments: segments + [name], rootPath: rootPath, rootFolder: rootFolder) }
 
     /// True when `self` is `other` or lies inside it.
     func isWithin(_ other: StoragePath) -> Bool { segments.starts(with: other.segments) }

@@ -21,7 +21,7 @@ extension StorageRouter {
         case .expired: return .text(410, "this share link has expired")
         case let .valid(s): share = s
         }
-        let top = StoragePath(segments: share.path, rootPath: store.rootPath)
+        let top = store.path(share.path)
         guard let entry = FileTree.entry(top) else { return .text(404, "the shared item is gone") }
         if !entry.stat.isDirectory {
             // A file share: the link itself, or the link followed by the file's own name (players like a name).
@@ -108,7 +108,7 @@ extension StorageRouter {
 
     /// What follows the link token: `/` for a folder, `/<name>` for a file (players like a name).
     func linkSuffix(_ segments: [String]) -> String {
-        let path = StoragePath(segments: segments, rootPath: store.rootPath)
+        let path = store.path(segments)
         guard let entry = FileTree.entry(path), !entry.stat.isDirectory else { return "/" }
         return "/" + (path.name.addingPercentEncoding(withAllowedCharacters: .hrefSegment) ?? "")
     }

@@ -59,16 +59,18 @@ enum FileTree {
     /// last one too when `followLast`. A missing last entry is not a failure: the location names where it
     /// would be, in its existing parent folder.
     static func locate(_ path: StoragePath, followLast: Bool) -> Result<Location, Failure> {
-        guard let rootFD = try? FileDescriptor.open(path.rootPath.isEmpty ? "/" : path.rootPath, .readOnly, options: .directory)
+        let shared = path.rootFolder
+        guard let rootFD = shared?.fd
+            ?? (try? FileDescriptor.open(path.rootPath.isEmpty ? "/" : path.rootPath, .readOnly, options: .directory))
         else { return .failure(.missing) }
         var folders: [(fd: FileDescriptor, name: String)] = [(rootFD, "")]
         var kept: FileDescriptor?
-        defer { for f in folders where f.fd != kept { f.fd.close() } }
+        defer { for f in folders where f.fd != kept && f.fd != shared?.fd { f.fd.close() } }
         func located(_ name: String, seen: FileStat? = nil) -> Location {
             let folder = folders[folders.count - 1].fd
             kept = folder
             return Location(folder: folder, name: name, physical: folders.dropFirst().map(\.name) + (name == "." ? [] : [name]),
-                            seen: seen)
+                            seen: seen, sharedRoot: shared)
         }
         var pending = Array(path.segments.reversed())
         var links = 0

@@ -5,8 +5,11 @@ import SkyliftSystem
 /// that holds it and its name there. What is done to it goes through `*at` calls on that descriptor, so a
 /// symlink or a concurrent rename of a folder above it cannot redirect the call outside the root.
 final class Location {
-    /// The open folder holding the entry; owned, closed with the location.
+    /// The open folder holding the entry; closed with the location unless it is the store's ``RootFolder``.
     let folder: FileDescriptor
+    /// The root held open by the store, kept alive while the location uses its descriptor; nil when
+    /// `folder` belongs to the location.
+    private let sharedRoot: RootFolder?
     /// The entry's name in `folder`; "." when the entry is that folder itself (the root, or a link's target).
     let name: String
     /// Where the entry really is: its segments below the root with every link resolved. Two locations are
@@ -15,14 +18,15 @@ final class Location {
     /// What the walk that found the entry saw of it (not followed), so the caller need not ask again.
     let seen: FileStat?
 
-    init(folder: FileDescriptor, name: String, physical: [String], seen: FileStat? = nil) {
+    init(folder: FileDescriptor, name: String, physical: [String], seen: FileStat? = nil, sharedRoot: RootFolder? = nil) {
         self.folder = folder
+        self.sharedRoot = sharedRoot
         self.name = name
         self.physical = physical
         self.seen = seen
     }
 
-    deinit { folder.close() }
+    deinit { if sharedRoot?.fd != folder { folder.close() } }
 
     /// The entry itself (a link is described, not followed); nil when nothing is there.
     func stat() -> FileStat? { FileStat(at: folder, name) }

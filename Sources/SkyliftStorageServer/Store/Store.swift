@@ -21,7 +21,7 @@ struct Store: Sendable {
         }
         rootPath = real == "/" ? "" : real
         space = SpaceCheck(rootPath: rootPath, reserve: spaceReserve)
-        resolver = PathResolver(rootPath: rootPath)
+        resolver = PathResolver(rootPath: rootPath, rootFolder: RootFolder(path: rootPath))
         uploadsDirectory = rootPath + "/" + PathResolver.hiddenPrefix + "uploads"
         // 0700: unfinished uploads are nobody else's business until they land in the served tree.
         do { try PrivateFiles.createDirectory(uploadsDirectory) } catch {
@@ -34,5 +34,10 @@ struct Store: Sendable {
         if digests.supported { PropertyMigration(rootPath: rootPath).run() }
     }
 
-    var root: StoragePath { StoragePath(segments: [], rootPath: rootPath) }
+    var root: StoragePath { path([]) }
+
+    /// The place `segments` names below the root (already checked by the caller).
+    func path(_ segments: [String]) -> StoragePath {
+        StoragePath(segments: segments, rootPath: rootPath, rootFolder: resolver.rootFolder)
+    }
 }

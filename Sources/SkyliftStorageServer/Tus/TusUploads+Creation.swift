@@ -129,7 +129,7 @@ extension TusUploads {
         guard case let .success(name) = store.resolver.validate(segmentsOf: filename), name.count == 1 else {
             return .refused(Self.tusResponse(403, "filename must be a single plain name"))
         }
-        let target = StoragePath(segments: folder.segments + segments + name, rootPath: store.rootPath)
+        let target = store.path(folder.segments + segments + name)
         guard store.resolver.isConfined(target) else { return .refused(Self.tusResponse(403, "path leads outside the root")) }
         return .value(target)
     }

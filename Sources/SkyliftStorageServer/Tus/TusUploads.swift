@@ -192,7 +192,7 @@ final class TusUploads: Sendable {
     /// needed and confined to the root; `before` runs just before the rename (digest records). The refusal
     /// when that is impossible.
     func place(_ path: String, target segments: [String], before: () -> Void) -> HTTPResponse? {
-        let target = StoragePath(segments: segments, rootPath: store.rootPath)
+        let target = store.path(segments)
         guard let parent = target.parent, store.resolver.isConfined(target) else {
             return Self.tusResponse(403, "target leads outside the root")
         }
