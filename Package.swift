@@ -37,7 +37,8 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl",
                        providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]),
         // libvips for thumbnails; Debian's libvips42 brings the HEIF loader module (libheif with libde265).
-        .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"]), .brew(["vips"])]),
+        // libvips is opened with dlopen on the first thumbnail (see Sources/CVips/include/CVips.h), not linked.
+        .target(name: "CVips"),
 
         // The platform layer: descriptors, errno, stat, atomic replacement, the blocking-work executor.
         .target(name: "SkyliftSystem"),

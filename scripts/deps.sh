@@ -2,7 +2,8 @@
 # Installs the Debian packages Skylift builds against (run as root, or with sudo available).
 # Idempotent: skips apt entirely when everything is already there.
 set -euo pipefail
-BUILD_PKGS=(pkg-config libmicrohttpd-dev libsqlite3-dev libssl-dev libcurl4-openssl-dev libvips-dev)
+# libvips42 is not built against: thumbnails open it with dlopen at run time (Sources/CVips), and tests make them.
+BUILD_PKGS=(pkg-config libmicrohttpd-dev libsqlite3-dev libssl-dev libcurl4-openssl-dev libvips42)
 missing=()
 for p in "${BUILD_PKGS[@]}" "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -25,22 +25,24 @@ esac
 mkdir -p "$out/mods" "$out/obj" "$out/bin" "$out/logs" Fuzz/crashes
 
 flags=(-parse-as-library -O -sanitize="$sanitize" -enable-testing -swift-version 6 -package-name skylift -I "$out/mods"
-       -I Sources/CCrypto -I Sources/CMicroHTTPD -I Sources/CCurl -I Sources/CCRC32C/include -I Sources/CVips)
-for f in $(pkg-config --cflags-only-I libmicrohttpd libcurl libcrypto vips 2>/dev/null); do flags+=(-Xcc "$f"); done
-libs=(-lmicrohttpd -lcurl -lcrypto -lvips -lgobject-2.0 -lglib-2.0)
+       -I Sources/CCrypto -I Sources/CMicroHTTPD -I Sources/CCurl -I Sources/CCRC32C/include -I Sources/CVips/include)
+for f in $(pkg-config --cflags-only-I libmicrohttpd libcurl libcrypto 2>/dev/null); do flags+=(-Xcc "$f"); done
+libs=(-lmicrohttpd -lcurl -lcrypto)
 
 # Modules in dependency order; a module is rebuilt when one of its sources or an earlier object is newer.
 modules=(SkyliftSystem SkyliftCore SkyliftHashing SkyliftHTTPServer SkyliftWebApp SkyliftThumbnails SkyliftStorageServer SkyliftHTTPClient SkyliftBlobStream SkyliftRemotes SkyliftRangeCache SkyliftFolderWatch)
 built=()
-# The project's own C target (CRC-32C), every file of it, compiled with the same sanitizers; SkyliftHashing's object
-# needs it.
-for c in Sources/CCRC32C/*.c; do
-    name="CCRC32C-$(basename "$c" .c).o"
-    if [[ ! -f "$out/obj/$name" || -n "$(find Sources/CCRC32C -newer "$out/obj/$name" -print -quit)" ]]; then
-        echo "fuzz: compiling $c" >&2
-        clang -O2 -fsanitize="$sanitize" -I Sources/CCRC32C/include -c "$c" -o "$out/obj/$name"
-    fi
-    built+=("$name")
+# The project's own C targets (CRC-32C, the libvips loader), every file of them, compiled with the same sanitizers;
+# SkyliftHashing's and SkyliftThumbnails' objects need them.
+for target in CCRC32C CVips; do
+    for c in Sources/$target/*.c; do
+        name="$target-$(basename "$c" .c).o"
+        if [[ ! -f "$out/obj/$name" || -n "$(find Sources/$target -newer "$out/obj/$name" -print -quit)" ]]; then
+            echo "fuzz: compiling $c" >&2
+            clang -O2 -fsanitize="$sanitize" -I Sources/$target/include -c "$c" -o "$out/obj/$name"
+        fi
+        built+=("$name")
+    done
 done
 for m in "${modules[@]}"; do
     obj="$out/obj/$m.o"

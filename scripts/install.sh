@@ -9,7 +9,7 @@
 # the binary's .gnu_debuglink.
 #
 # The installed binary needs no Swift toolchain: it loads only Debian 12 libraries, from the packages in
-# RUNTIME_PKGS below (libmicrohttpd, SQLite, libcrypto, libcurl and libvips with GLib stay shared system libraries). They
+# RUNTIME_PKGS below (libmicrohttpd, SQLite, libcrypto and libcurl stay shared system libraries; libvips with GLib is opened on the first thumbnail). They
 # are installed here with apt (as root, or through sudo), and the script refuses to finish if `ldd` shows
 # any library that would come from the toolchain or from a package not in that list.
 set -euo pipefail

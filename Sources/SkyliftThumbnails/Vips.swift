@@ -12,7 +12,11 @@ enum Vips {
     static let started: Result<Void, ThumbnailError> = start()
 
     private static func start() -> Result<Void, ThumbnailError> {
-        guard vips_init("skylift") == 0 else { return .failure(.unavailable(reason: lastError())) }
+        var problem = [CChar](repeating: 0, count: 512)
+        guard skylift_vips_load(&problem, problem.count) == 0 else {
+            return .failure(.unavailable(reason: String(decoding: problem.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)))
+        }
+        guard skylift_vips_init("skylift") == 0 else { return .failure(.unavailable(reason: lastError())) }
         policy()
         return .success(())
     }
@@ -22,19 +26,19 @@ enum Vips {
     /// One libvips thread per job: the maker runs several jobs side by side on its own threads, which keeps
     /// both the cores and the memory bounded by the executor's size.
     private static func policy() {
-        vips_cache_set_max(0)
-        vips_cache_set_max_mem(0)
-        vips_concurrency_set(1)
+        skylift_vips_cache_set_max(0)
+        skylift_vips_cache_set_max_mem(0)
+        skylift_vips_concurrency_set(1)
         // Loaders libvips itself marks untrusted (ImageMagick, …), then every loader but the served ones.
-        vips_block_untrusted_set(1)
-        vips_operation_block_set("VipsForeignLoad", 1)
-        for name in allowedLoaders { vips_operation_block_set(name, 0) }
+        skylift_vips_block_untrusted_set(1)
+        skylift_vips_operation_block_set("VipsForeignLoad", 1)
+        for name in allowedLoaders { skylift_vips_operation_block_set(name, 0) }
     }
 
     /// libvips' error text (it keeps one buffer per process), emptied, trimmed to a line of at most 300 bytes.
     static func lastError() -> String {
-        let text = vips_error_buffer().map { String(cString: $0) } ?? ""
-        vips_error_clear()
+        let text = skylift_vips_error_buffer().map { String(cString: $0) } ?? ""
+        skylift_vips_error_clear()
         let line = text.split(separator: "\n").first.map(String.init) ?? "unknown error"
         return String(line.prefix(300))
     }
@@ -42,39 +46,42 @@ enum Vips {
     /// Frees libvips' per-thread buffers; called at the end of each job on the maker's threads, which end
     /// when idle.
     static func endOfJob() {
-        if case .success = started { vips_thread_shutdown() }
+        if case .success = started { skylift_vips_thread_shutdown() }
     }
 
+    /// Drops Swift's reference to a libvips object (an image or a source).
+    private static func unref(_ object: OpaquePointer) { skylift_vips_unref(UnsafeMutableRawPointer(object)) }
+
     /// A source reading the open file `fd` (libvips duplicates the descriptor; the caller keeps its own).
-    private static func source(_ fd: Int32) -> Result<UnsafeMutablePointer<VipsSource>, ThumbnailError> {
-        guard let source = vips_source_new_from_descriptor(fd) else { return .failure(.undecodable(reason: lastError())) }
+    private static func source(_ fd: Int32) -> Result<OpaquePointer, ThumbnailError> {
+        guard let source = skylift_vips_source_new_from_descriptor(fd) else { return .failure(.undecodable(reason: lastError())) }
         return .success(source)
     }
 
     /// Width and height from the file's header, nothing decoded.
     static func dimensions(fd: Int32) -> Result<(width: Int, height: Int), ThumbnailError> {
-        header(fd: fd) { image in (Int(vips_image_get_width(image)), Int(vips_image_get_height(image))) }
+        header(fd: fd) { image in (Int(skylift_vips_image_get_width(image)), Int(skylift_vips_image_get_height(image))) }
     }
 
     /// The named header fields present on the image (string values, as libvips renders EXIF tags).
     static func fields(fd: Int32, _ names: [String]) -> Result<[String: String], ThumbnailError> {
         header(fd: fd) { image in
             var found: [String: String] = [:]
-            for name in names where vips_image_get_typeof(image, name) != 0 {
+            for name in names where skylift_vips_image_has_field(image, name) != 0 {
                 var value: UnsafePointer<CChar>?
-                if vips_image_get_string(image, name, &value) == 0, let value { found[name] = String(cString: value) }
+                if skylift_vips_image_get_string(image, name, &value) == 0, let value { found[name] = String(cString: value) }
             }
-            vips_error_clear()
+            skylift_vips_error_clear()
             return found
         }
     }
 
-    private static func header<T>(fd: Int32, _ read: (UnsafeMutablePointer<VipsImage>) -> T) -> Result<T, ThumbnailError> {
+    private static func header<T>(fd: Int32, _ read: (OpaquePointer) -> T) -> Result<T, ThumbnailError> {
         if case let .failure(e) = started { return .failure(e) }
         return source(fd).flatMap { source in
-            defer { skylift_vips_unref(source) }
+            defer { unref(source) }
             guard let image = skylift_vips_header_source(source) else { return .failure(.undecodable(reason: lastError())) }
-            defer { skylift_vips_unref(image) }
+            defer { unref(image) }
             return .success(read(image))
         }
     }
@@ -83,8 +90,8 @@ enum Vips {
     static func thumbnail(fd: Int32, size: Int, quality: Int) -> Result<[UInt8], ThumbnailError> {
         if case let .failure(e) = started { return .failure(e) }
         return source(fd).flatMap { source in
-            defer { skylift_vips_unref(source) }
-            var image: UnsafeMutablePointer<VipsImage>?
+            defer { unref(source) }
+            var image: OpaquePointer?
             guard skylift_vips_thumbnail_source(source, &image, Int32(size)) == 0, let image else {
                 return .failure(.undecodable(reason: lastError()))
             }
@@ -97,7 +104,7 @@ enum Vips {
         if case let .failure(e) = started { return .failure(e) }
         var copy = bytes
         return copy.withUnsafeMutableBytes { raw in
-            var image: UnsafeMutablePointer<VipsImage>?
+            var image: OpaquePointer?
             guard skylift_vips_thumbnail_buffer(raw.baseAddress, raw.count, &image, Int32(size)) == 0, let image else {
                 return .failure(.undecodable(reason: lastError()))
             }
@@ -106,24 +113,24 @@ enum Vips {
     }
 
     /// Encodes `image` (and releases it).
-    private static func jpeg(_ image: UnsafeMutablePointer<VipsImage>, quality: Int) -> Result<[UInt8], ThumbnailError> {
+    private static func jpeg(_ image: OpaquePointer, quality: Int) -> Result<[UInt8], ThumbnailError> {
         var flat = image
-        if vips_image_hasalpha(image) != 0 {
-            var out: UnsafeMutablePointer<VipsImage>?
+        if skylift_vips_image_hasalpha(image) != 0 {
+            var out: OpaquePointer?
             guard skylift_vips_flatten_white(image, &out) == 0, let out else {
-                skylift_vips_unref(image)
+                unref(image)
                 return .failure(.undecodable(reason: lastError()))
             }
-            skylift_vips_unref(image)
+            unref(image)
             flat = out
         }
-        defer { skylift_vips_unref(flat) }
+        defer { unref(flat) }
         var buffer: UnsafeMutableRawPointer?
         var length = 0
         guard skylift_vips_jpeg_buffer(flat, &buffer, &length, Int32(quality)) == 0, let buffer else {
             return .failure(.undecodable(reason: lastError()))
         }
-        defer { g_free(buffer) }
+        defer { skylift_vips_free(buffer) }
         return .success(Array(UnsafeRawBufferPointer(start: buffer, count: length)))
     }
 }
