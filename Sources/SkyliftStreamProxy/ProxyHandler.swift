@@ -14,6 +14,8 @@ struct ProxyHandler: HTTPHandler {
     let origin: OriginPrefix
     let loader: RangeLoader
     let responses: ActiveResponses
+    /// Request targets already mapped to their origin URL.
+    let urls = OriginURLs()
 
     func head(_ request: HTTPRequest) -> HTTPHeadDecision {
         guard request.method == "GET" || request.method == "HEAD" else {
@@ -52,8 +54,17 @@ struct ProxyHandler: HTTPHandler {
         return .respond(response(request, resource))
     }
 
-    /// `<origin><path>[?query]`, confined under the origin's prefix (see ``ProxyPath``).
+    /// `<origin><path>[?query]`, confined under the origin's prefix (see ``ProxyPath``); targets seen before come
+    /// from ``OriginURLs``.
     func originURL(_ request: HTTPRequest) -> Result<URL, ProxyPath.Refusal> {
+        let target = request.query.map { request.path + "?" + $0 } ?? request.path
+        if let known = urls.url(for: target) { return .success(known) }
+        let checked = checkedOriginURL(request)
+        if case let .success(url) = checked { urls.remember(url, for: target) }
+        return checked
+    }
+
+    private func checkedOriginURL(_ request: HTTPRequest) -> Result<URL, ProxyPath.Refusal> {
         let path: String
         switch ProxyPath.checked(request.path) {
         case let .success(p): path = p
