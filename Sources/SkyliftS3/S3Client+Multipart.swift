@@ -5,12 +5,16 @@ import SkyliftCore
 
 /// A part of a multipart upload, as uploaded or as listed.
 public struct S3Part: Sendable, Hashable {
+    /// The part's number, 1...10,000.
     public var number: Int
+    /// The ETag the service gave the part.
     public var etag: String
+    /// The part's length in bytes.
     public var size: Int64
     /// Base64 SHA-256 the service recorded, when the upload asked for SHA-256 checksums.
     public var checksumSHA256: String?
 
+    /// A part as uploaded or listed.
     public init(number: Int, etag: String, size: Int64, checksumSHA256: String? = nil) {
         self.number = number
         self.etag = etag

@@ -5,9 +5,13 @@ import SkyliftCore
 
 /// One entry of a bucket listing.
 public struct S3ObjectSummary: Sendable, Hashable {
+    /// The object's full key.
     public var key: String
+    /// The object's length in bytes.
     public var size: Int64
+    /// The object's ETag, quoted as the service lists it.
     public var etag: String
+    /// When the object was last written, if the listing says.
     public var lastModified: Date?
 }
 
@@ -74,6 +78,7 @@ extension S3Client {
         return response.headers["ETag"] ?? ""
     }
 
+    /// Removes the object `key`; a key that is not there is no error on most services (S3 answers 204).
     public func deleteObject(bucket: String, key: String) async throws {
         let response = try await send(Call(method: "DELETE", bucket: bucket, key: key, accepted: [200, 204]))
         _ = try? await response.collect(upTo: 64 * 1024)
