@@ -43,11 +43,14 @@ public struct S3Part: Sendable, Hashable {
 }
 
 extension S3Client {
-    /// Starts a multipart upload that records a SHA-256 checksum per part; returns its UploadId.
-    public func createMultipartUpload(bucket: String, key: String, contentType: String? = nil) async throws -> String {
+    /// Starts a multipart upload that records a SHA-256 checksum per part; returns its UploadId. `metadata`
+    /// becomes the object's `x-amz-meta-*` once completed.
+    public func createMultipartUpload(bucket: String, key: String, contentType: String? = nil,
+                                      metadata: [String: String] = [:]) async throws -> String {
         var call = Call(method: "POST", bucket: bucket, key: key, query: [("uploads", "")])
         call.headers.set("x-amz-checksum-algorithm", "SHA256")
         if let contentType { call.headers.set("Content-Type", contentType) }
+        Self.attach(metadata: metadata, to: &call)
         let root = try await document(try await send(call), call: call)
         guard let id = root["UploadId"], !id.isEmpty else {
             throw S3Error.invalidResponse(resource: call.resource, reason: "CreateMultipartUpload answer has no UploadId")
