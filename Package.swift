@@ -54,7 +54,7 @@ let package = Package(
         .target(name: "SkyliftWebApp", dependencies: ["SkyliftHTTPServer", "SkyliftCore", "SkyliftSystem", "SkyliftHashing"], exclude: ["assets"]),
         // Thumbnails and poster frames (libvips; an ffmpeg child for videos), their disk cache, photos' capture dates.
         .target(name: "SkyliftThumbnails", dependencies: ["CVips", "SkyliftCore", "SkyliftSystem", "SkyliftHashing"]),
-        .target(name: "SkyliftStorageServer", dependencies: ["SkyliftHTTPServer", "SkyliftCore", "SkyliftSystem", "SkyliftHashing", "SkyliftWebApp", "SkyliftThumbnails"]),
+        .target(name: "SkyliftStorageServer", dependencies: ["SkyliftHTTPServer", "SkyliftCore", "SkyliftSystem", "SkyliftHashing", "SkyliftWebApp", "SkyliftThumbnails", "SkyliftHTTPClient", "SkyliftS3"]),
         .target(name: "SkyliftHTTPClient", dependencies: ["SkyliftCore", "SkyliftSystem", "CCurl"]),
         // URLSession behind the HTTPTransport contract; its own module so only its users link FoundationNetworking.
         .target(name: "SkyliftURLSessionHTTP", dependencies: ["SkyliftHTTPClient", "SkyliftCore"]),
@@ -93,7 +93,7 @@ let package = Package(
         .testTarget(name: "SkyliftHTTPServerTests", dependencies: ["SkyliftHTTPServer", "TestProbes", "TestPrograms"]),
         .testTarget(name: "SkyliftWebAppTests", dependencies: ["SkyliftWebApp", "SkyliftHashing", "TestProbes", "TestPrograms"], exclude: ["browser"]),
         .testTarget(name: "SkyliftThumbnailsTests", dependencies: ["SkyliftThumbnails", "SkyliftSystem", "TestProbes", "TestPrograms"]),
-        .testTarget(name: "SkyliftStorageServerTests", dependencies: ["SkyliftStorageServer", "SkyliftHashing", "TestProbes", "TestPrograms"]),
+        .testTarget(name: "SkyliftStorageServerTests", dependencies: ["SkyliftStorageServer", "SkyliftS3", "SkyliftHTTPClient", "SkyliftHashing", "TestProbes", "TestPrograms"]),
         .testTarget(name: "SkyliftHTTPClientTests", dependencies: ["SkyliftHTTPClient", "SkyliftURLSessionHTTP", "SkyliftHTTPServer", "SkyliftHashing", "TestProbes"]),
         // HTTPSourceTests stay here beside the stream tests whose fixtures they share; HTTPSource itself is in Remotes.
         .testTarget(name: "SkyliftBlobStreamTests", dependencies: ["SkyliftBlobStream", "SkyliftRemotes", "SkyliftHTTPClient", "SkyliftStorageServer", "TestProbes"]),
