@@ -148,6 +148,19 @@ import TestProbes
         #expect(try await store.pendingUploads().isEmpty)
     }
 
+    @Test(arguments: [(10, 3), (3, 10), (5, 5), (1, 7), (50, 4)])
+    func partReaderCutsAnyChunksIntoParts(chunk: Int, part: Int) async throws {
+        for length in [0, 1, 9, 10, 11, 20, 49] {
+            let bytes = pattern(length, seed: 5)
+            var reader = PartReader(chunked(bytes, chunk).makeAsyncIterator())
+            var parts: [[UInt8]] = []
+            while !reader.finished { parts.append(try await reader.next(size: part)) }
+            #expect(parts.flatMap { $0 } == bytes, "length \(length)")
+            #expect(parts.dropLast().allSatisfy { $0.count == part }, "length \(length)")
+            #expect(parts.last.map { !$0.isEmpty || length == 0 } ?? true, "length \(length): an empty last part")
+        }
+    }
+
     @Test func pathsOutsideTheStoreAreRefused() async throws {
         let client = S3Client(configuration: S3Configuration(endpoint: URL(string: "http://127.0.0.1:9")!,
                                                              credentials: S3Credentials(accessKeyID: "k", secretAccessKey: "s")),

@@ -22,31 +22,35 @@ public struct S3StoreUpload: Sendable, Hashable, Codable {
 /// Reads a body in parts of a given size, however its chunks are cut, and knows when it has ended.
 struct PartReader<Iterator: AsyncIteratorProtocol> where Iterator.Element == [UInt8] {
     private var iterator: Iterator
+    /// The chunk being handed out, from `used` on.
     private var carry: [UInt8] = []
+    private var used = 0
     /// True once the body has no more bytes after those handed out.
     private(set) var finished = false
 
     init(_ iterator: Iterator) { self.iterator = iterator }
+
+    private var isDrained: Bool { used == carry.count }
 
     /// The next `size` bytes, fewer only at the end. Looks one chunk ahead, so `finished` is exact afterwards.
     mutating func next(size: Int) async throws -> [UInt8] {
         var part: [UInt8] = []
         part.reserveCapacity(size)
         while part.count < size {
-            if carry.isEmpty { try await pull() }
-            if carry.isEmpty { break }
-            let take = min(size - part.count, carry.count)
-            part.append(contentsOf: carry[..<take])
-            carry.removeFirst(take)
+            if isDrained { try await pull() }
+            if isDrained { break }
+            let take = min(size - part.count, carry.count - used)
+            part.append(contentsOf: carry[used..<used + take])
+            used += take
         }
-        if carry.isEmpty { try await pull() }
+        if isDrained { try await pull() }
         return part
     }
 
-    /// Fills `carry` with the next non-empty chunk, or marks the end.
+    /// Takes the next non-empty chunk into `carry`, or marks the end.
     private mutating func pull() async throws {
-        while !finished && carry.isEmpty {
-            if let chunk = try await iterator.next() { carry = chunk } else { finished = true }
+        while !finished && isDrained {
+            if let chunk = try await iterator.next() { (carry, used) = (chunk, 0) } else { finished = true }
         }
     }
 }
