@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "SkyliftCore", targets: ["SkyliftCore"]),
         .library(name: "SkyliftHTTPClient", targets: ["SkyliftHTTPClient"]),
         .library(name: "SkyliftBlobStream", targets: ["SkyliftBlobStream"]),
+        .library(name: "SkyliftS3", targets: ["SkyliftS3"]),
         .library(name: "SkyliftRemotes", targets: ["SkyliftRemotes"]),
         .library(name: "SkyliftUploads", targets: ["SkyliftUploads"]),
         .library(name: "SkyliftRangeCache", targets: ["SkyliftRangeCache"]),
@@ -54,22 +55,24 @@ let package = Package(
         .target(name: "SkyliftWebApp", dependencies: ["SkyliftHTTPServer", "SkyliftCore", "SkyliftSystem", "SkyliftHashing"], exclude: ["assets"]),
         // Thumbnails and poster frames (libvips; an ffmpeg child for videos), their disk cache, photos' capture dates.
         .target(name: "SkyliftThumbnails", dependencies: ["CVips", "SkyliftCore", "SkyliftSystem", "SkyliftHashing"]),
-        .target(name: "SkyliftStorageServer", dependencies: ["SkyliftHTTPServer", "SkyliftCore", "SkyliftSystem", "SkyliftHashing", "SkyliftWebApp", "SkyliftThumbnails"]),
+        .target(name: "SkyliftStorageServer", dependencies: ["SkyliftHTTPServer", "SkyliftCore", "SkyliftSystem", "SkyliftHashing", "SkyliftWebApp", "SkyliftThumbnails", "SkyliftHTTPClient", "SkyliftS3"]),
         .target(name: "SkyliftHTTPClient", dependencies: ["SkyliftCore", "SkyliftSystem", "CCurl"]),
         // URLSession behind the HTTPTransport contract; its own module so only its users link FoundationNetworking.
         .target(name: "SkyliftURLSessionHTTP", dependencies: ["SkyliftHTTPClient", "SkyliftCore"]),
         // No HTTP here: a user of FileSource links no libcurl. HTTPSource (a ranged-GET source) lives in Remotes.
         .target(name: "SkyliftBlobStream", dependencies: ["SkyliftCore", "SkyliftSystem", "SkyliftHashing"]),
-        .target(name: "SkyliftRemotes", dependencies: ["SkyliftCore", "SkyliftSystem", "SkyliftBlobStream", "SkyliftHashing", "SkyliftHTTPClient"]),
+        // The S3 client (SigV4 signer, objects, multipart, copy): below Remotes and the embedded cloud's S3 store alike.
+        .target(name: "SkyliftS3", dependencies: ["SkyliftCore", "SkyliftHashing", "SkyliftHTTPClient"]),
+        .target(name: "SkyliftRemotes", dependencies: ["SkyliftCore", "SkyliftSystem", "SkyliftBlobStream", "SkyliftHashing", "SkyliftHTTPClient", "SkyliftS3"]),
         .target(name: "SkyliftUploads", dependencies: ["SkyliftRemotes", "SkyliftBlobStream", "SkyliftHTTPClient", "SkyliftCore", "SkyliftSystem", "SkyliftHashing"]),
         .target(name: "SkyliftRangeCache", dependencies: ["SkyliftCore", "SkyliftSystem", "SkyliftHTTPClient", "SkyliftHashing"]),
         .target(name: "SkyliftStreamProxy", dependencies: ["SkyliftHTTPServer", "SkyliftRangeCache", "SkyliftCore", "SkyliftSystem"]),
         .target(name: "SkyliftFolderWatch", dependencies: ["SkyliftCore", "SkyliftSystem"]),
         .target(name: "SkyliftAutoUpload", dependencies: ["SkyliftFolderWatch", "SkyliftUploads", "SkyliftRemotes", "SkyliftHTTPClient", "CSQLite", "SkyliftCore", "SkyliftSystem"]),
         // Restores (`skylift download`): listing, resumable ranged reads into hidden partial files, digest checks.
-        .target(name: "SkyliftDownloads", dependencies: ["SkyliftRemotes", "SkyliftHTTPClient", "SkyliftHashing", "SkyliftCore", "SkyliftSystem"]),
+        .target(name: "SkyliftDownloads", dependencies: ["SkyliftRemotes", "SkyliftS3", "SkyliftHTTPClient", "SkyliftHashing", "SkyliftCore", "SkyliftSystem"]),
         .target(name: "SkyliftCLI", dependencies: [
-            "SkyliftCore", "SkyliftSystem", "SkyliftHashing", "SkyliftHTTPClient", "SkyliftHTTPServer", "SkyliftStorageServer", "SkyliftWebApp", "SkyliftCertificates", "SkyliftRemotes", "SkyliftUploads",
+            "SkyliftCore", "SkyliftSystem", "SkyliftHashing", "SkyliftHTTPClient", "SkyliftHTTPServer", "SkyliftStorageServer", "SkyliftWebApp", "SkyliftCertificates", "SkyliftS3", "SkyliftRemotes", "SkyliftUploads",
             "SkyliftRangeCache", "SkyliftStreamProxy", "SkyliftFolderWatch", "SkyliftAutoUpload", "SkyliftDownloads",
         ]),
         // `skylift --version` names the commit: the plugin reads .git (no git needed) and stamps it in.
@@ -91,18 +94,18 @@ let package = Package(
         .testTarget(name: "SkyliftHTTPServerTests", dependencies: ["SkyliftHTTPServer", "TestProbes", "TestPrograms"]),
         .testTarget(name: "SkyliftWebAppTests", dependencies: ["SkyliftWebApp", "SkyliftHashing", "TestProbes", "TestPrograms"], exclude: ["browser"]),
         .testTarget(name: "SkyliftThumbnailsTests", dependencies: ["SkyliftThumbnails", "SkyliftSystem", "TestProbes", "TestPrograms"]),
-        .testTarget(name: "SkyliftStorageServerTests", dependencies: ["SkyliftStorageServer", "SkyliftHashing", "TestProbes", "TestPrograms"]),
+        .testTarget(name: "SkyliftStorageServerTests", dependencies: ["SkyliftStorageServer", "SkyliftS3", "SkyliftHTTPClient", "SkyliftHashing", "TestProbes", "TestPrograms"]),
         .testTarget(name: "SkyliftHTTPClientTests", dependencies: ["SkyliftHTTPClient", "SkyliftURLSessionHTTP", "SkyliftHTTPServer", "SkyliftHashing", "TestProbes"]),
         // HTTPSourceTests stay here beside the stream tests whose fixtures they share; HTTPSource itself is in Remotes.
         .testTarget(name: "SkyliftBlobStreamTests", dependencies: ["SkyliftBlobStream", "SkyliftRemotes", "SkyliftHTTPClient", "SkyliftStorageServer", "TestProbes"]),
-        .testTarget(name: "SkyliftRemotesTests", dependencies: ["SkyliftRemotes", "SkyliftStorageServer", "SkyliftUploads", "SkyliftRangeCache", "TestProbes", "TestPrograms"]),
+        .testTarget(name: "SkyliftRemotesTests", dependencies: ["SkyliftRemotes", "SkyliftS3", "SkyliftStorageServer", "SkyliftUploads", "SkyliftRangeCache", "TestProbes", "TestPrograms"]),
         // SkyliftDownloads is here for its WebDAV peer test, which shares the peer launcher (PythonServer) with the upload tests.
         .testTarget(name: "SkyliftUploadsTests", dependencies: ["SkyliftUploads", "SkyliftDownloads", "SkyliftStorageServer", "TestProbes", "TestPrograms"]),
         .testTarget(name: "SkyliftRangeCacheTests", dependencies: ["SkyliftRangeCache", "SkyliftStorageServer", "TestProbes"]),
         .testTarget(name: "SkyliftStreamProxyTests", dependencies: ["SkyliftStreamProxy", "SkyliftStorageServer", "TestProbes", "TestPrograms"]),
         .testTarget(name: "SkyliftFolderWatchTests", dependencies: ["SkyliftFolderWatch", "TestProbes"]),
         .testTarget(name: "SkyliftAutoUploadTests", dependencies: ["SkyliftAutoUpload", "SkyliftStorageServer", "TestProbes"]),
-        .testTarget(name: "SkyliftCLITests", dependencies: ["SkyliftCLI", "TestProbes", "TestPrograms"]),
+        .testTarget(name: "SkyliftCLITests", dependencies: ["SkyliftCLI", "SkyliftS3", "TestProbes", "TestPrograms"]),
     ],
     swiftLanguageModes: [.v6]
 )

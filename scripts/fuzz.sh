@@ -30,7 +30,7 @@ for f in $(pkg-config --cflags-only-I libmicrohttpd libcurl libcrypto 2>/dev/nul
 libs=(-lmicrohttpd -lcurl -lcrypto)
 
 # Modules in dependency order; a module is rebuilt when one of its sources or an earlier object is newer.
-modules=(SkyliftSystem SkyliftCore SkyliftHashing SkyliftHTTPServer SkyliftWebApp SkyliftThumbnails SkyliftStorageServer SkyliftHTTPClient SkyliftBlobStream SkyliftRemotes SkyliftRangeCache SkyliftFolderWatch)
+modules=(SkyliftSystem SkyliftCore SkyliftHashing SkyliftHTTPServer SkyliftWebApp SkyliftThumbnails SkyliftHTTPClient SkyliftS3 SkyliftStorageServer SkyliftBlobStream SkyliftRemotes SkyliftRangeCache SkyliftFolderWatch)
 built=()
 # The project's own C targets (CRC-32C, the libvips loader), every file of them, compiled with the same sanitizers;
 # SkyliftHashing's and SkyliftThumbnails' objects need them.

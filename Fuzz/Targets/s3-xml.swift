@@ -1,5 +1,5 @@
 import Foundation
-@testable import SkyliftRemotes
+@testable import SkyliftS3
 
 /// S3 response documents (ListParts, ListObjectsV2, errors) through S3XMLElement.parse. Properties: listed
 /// parts have numbers 1...10,000 and non-negative sizes, and their total is nil exactly when it overflows; the

@@ -2,6 +2,7 @@ import Foundation
 import SkyliftHTTPClient
 import SkyliftRemotes
 import SkyliftCore
+import SkyliftS3
 
 /// An S3 prefix (`s3://bucket/photos/`, every key below it, ListObjectsV2 page by page) or one object
 /// (`s3://bucket/photos/a.jpg`). Reads are signed ranged GETs pinned with `If-Match` to the listed ETag.

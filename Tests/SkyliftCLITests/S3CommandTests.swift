@@ -6,6 +6,7 @@ import SkyliftStorageServer
 import Synchronization
 import Testing
 import TestProbes
+import SkyliftS3
 
 /// `upload`, `copy`, `proxy` and `watch` against S3 services (moto with signatures checked, and a one-node Ceph
 /// RGW), through the built `skylift` binary with credentials and endpoint given the AWS way (environment variables).

@@ -4,6 +4,7 @@ import SkyliftRemotes
 import SkyliftCore
 import TestPrograms
 import TestProbes
+import SkyliftS3
 
 /// The S3 service the CLI's S3 tests use (see `S3Peer`): moto in server mode with signature checking on (an
 /// IAM user and key are made first), or a one-node Ceph RGW, each started once per test process and gone when

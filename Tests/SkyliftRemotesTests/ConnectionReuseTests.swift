@@ -11,6 +11,7 @@ import Synchronization
 import TestProbes
 import Testing
 import SkyliftUploads
+@testable import SkyliftS3
 
 /// The clients keep their connections: a stream of requests to one server goes over one connection (or one
 /// per request in flight), not a fresh TCP connect each. Counted on the server side, not asked of the client.

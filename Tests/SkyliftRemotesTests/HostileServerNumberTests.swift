@@ -2,6 +2,7 @@ import Foundation
 @testable import SkyliftRemotes
 import SkyliftCore
 import Testing
+@testable import SkyliftS3
 
 /// Numbers in servers' answers that do not fit: refused or ignored, never a negative offset or a trap.
 @Suite struct HostileServerNumberTests {

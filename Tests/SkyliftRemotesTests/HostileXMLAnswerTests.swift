@@ -5,6 +5,7 @@ import SkyliftHTTPServer
 import SkyliftCore
 import Testing
 import TestProbes
+@testable import SkyliftS3
 
 /// A server whose every XML answer carries a DOCTYPE naming a secret file and a loopback listener: a WebDAV
 /// PROPFIND gets a multistatus, an S3 listing a ListBucketResult, each with the entities inside.

@@ -6,6 +6,7 @@ import SkyliftHTTPClient
 import SkyliftCore
 import Testing
 import TestProbes
+@testable import SkyliftS3
 
 /// A file source that fails every read at or past `failAt`: an upload that dies part-way.
 final class FailingSource: BlobSource {

@@ -6,6 +6,7 @@ import SkyliftCore
 import TestProbes
 import Testing
 import TestPrograms
+@testable import SkyliftS3
 
 @Suite struct S3ConfigurationTests {
     func withHome(_ files: [String: String], _ body: (URL) throws -> Void) throws {

@@ -8,6 +8,7 @@ import Synchronization
 import TestProbes
 import Testing
 import SkyliftUploads
+@testable import SkyliftS3
 
 /// Stands in for an S3 endpoint that misbehaves in ways moto never does: throttling, rejected signatures,
 /// a skewed clock. Answers by the key's name and counts requests.

@@ -6,6 +6,7 @@ import SkyliftCore
 import Testing
 import TestProbes
 import SkyliftUploads
+@testable import SkyliftS3
 
 /// Passes requests to a real transport, damaging the first `corrupt` PUTs: one byte of the body flipped (what
 /// a faulty link or middlebox does to bytes on the wire), or with `wrongMD5` the body intact but declared by

@@ -10,6 +10,7 @@ import SkyliftCore
 import Testing
 import TestProbes
 import SkyliftUploads
+@testable import SkyliftS3
 
 /// Settings the killed child upload reads from its environment.
 private enum ChildJob {

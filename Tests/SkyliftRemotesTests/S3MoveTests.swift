@@ -5,6 +5,7 @@ import SkyliftHTTPClient
 import SkyliftCore
 import Testing
 import TestProbes
+@testable import SkyliftS3
 
 /// Moves and copies on the service (CopyObject, UploadPartCopy), on moto and on Ceph RGW.
 @Suite(.serialized, .timeLimit(.minutes(2))) struct S3MoveTests {

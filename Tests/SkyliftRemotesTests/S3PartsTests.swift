@@ -8,6 +8,7 @@ import Synchronization
 import Testing
 import TestProbes
 import SkyliftUploads
+@testable import SkyliftS3
 
 /// Holds each UploadPart request until `target` of them are in flight at once (or a safety timeout passes),
 /// and records the most it saw: parts really in flight together, counted, not inferred from timing.

@@ -5,6 +5,7 @@ import SkyliftHTTPClient
 import SkyliftCore
 import Testing
 import TestProbes
+@testable import SkyliftS3
 
 /// Sends `bytes[range]` as a part of `write`.
 func sendPart(_ write: any RemoteWrite, _ bytes: [UInt8], _ range: Range<Int>) async throws -> Int64 {

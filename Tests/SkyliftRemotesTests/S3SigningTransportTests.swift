@@ -6,6 +6,7 @@ import SkyliftRangeCache
 @testable import SkyliftRemotes
 import SkyliftCore
 import Testing
+@testable import SkyliftS3
 
 /// Plain-HTTP readers (the proxy's origin, BlobStream's HTTP source) reading S3 through the signing transport.
 @Suite(.serialized, .timeLimit(.minutes(2))) struct S3SigningTransportTests {

@@ -4,6 +4,7 @@ import SkyliftHTTPClient
 import SkyliftCore
 import TestPrograms
 import TestProbes
+@testable import SkyliftS3
 
 /// The S3 endpoint the S3 tests talk to: moto in server mode or a one-node Ceph RGW (see `S3Peer`), each
 /// started on first use and gone when the test process exits; or, with `SKYLIFT_S3_TEST_ENDPOINT` set, that

@@ -7,6 +7,7 @@ import SkyliftCore
 import Testing
 import TestProbes
 import SkyliftUploads
+@testable import SkyliftS3
 
 /// The generic upload engine (Uploads) driving an `S3Remote`: what `skylift upload … --to s3://…` runs.
 @Suite(.serialized, .timeLimit(.minutes(2))) struct S3UploadTests {

@@ -3,6 +3,7 @@ import SkyliftHTTPClient
 import SkyliftRemotes
 import SkyliftCore
 import SkyliftUploads
+import SkyliftS3
 
 /// `skylift copy SOURCE DEST`: stream a local file or an http(s) object into a cloud folder.
 public enum CopyCommand: Command {

@@ -4,6 +4,7 @@ import Foundation
 import SkyliftHTTPClient
 import SkyliftRemotes
 import SkyliftCore
+import SkyliftS3
 
 /// `skylift download SOURCE... DEST_DIR`: bring cloud folders and files back, resumably and checked.
 public enum DownloadCommand: Command {

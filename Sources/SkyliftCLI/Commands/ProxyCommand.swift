@@ -4,6 +4,7 @@ import SkyliftRangeCache
 import SkyliftRemotes
 import SkyliftCore
 import SkyliftStreamProxy
+import SkyliftS3
 
 /// `skylift proxy`: a local HTTP front that plays cloud media in any player through a range cache.
 public enum ProxyCommand: Command {

@@ -1,6 +1,7 @@
 import Foundation
 import SkyliftHTTPClient
 import SkyliftRemotes
+import SkyliftS3
 
 /// The S3 service `S3Options` name, checked. Endpoint, region and credentials not given there come from the
 /// AWS environment and shared files (`S3Configuration.resolve`), so secrets never pass through the command line.

@@ -3,6 +3,7 @@ import SkyliftHTTPClient
 import SkyliftRemotes
 import SkyliftCore
 import SkyliftUploads
+import SkyliftS3
 
 /// Options `upload` and `copy` share.
 struct TransferOptions: CommandOptions {

@@ -1,9 +1,10 @@
 import Foundation
+import SkyliftS3
 
 extension RemoteDiscovery {
     /// The remote for any destination the tools accept: `s3://bucket/prefix/` becomes an ``S3Remote``
     /// (endpoint and credentials from `s3Endpoint`, then the AWS environment and files; see
-    /// ``S3Configuration/resolve(environment:home:endpoint:addressing:)``), anything else goes through
+    /// `S3Configuration.resolve`), anything else goes through
     /// ``discover(_:)``. The URL's percent-encoding is undone: `s3://media/my%20dir/` is the prefix `my dir/`.
     /// The S3 remote uses this discovery's transport but not its headers: S3 requests carry their own signatures.
     public func discover(_ url: URL, s3Endpoint: URL?, s3Addressing: S3Configuration.Addressing = .auto,

@@ -1,5 +1,6 @@
 import Foundation
 import SkyliftCore
+import SkyliftS3
 
 /// A write small enough for one part, sent as a single PUT: a multipart upload of one part would cost two
 /// more requests and resume nothing (a part is stored whole or not at all).

@@ -1,5 +1,6 @@
 import Foundation
 import SkyliftCore
+import SkyliftS3
 
 extension S3Remote {
     /// S3 has no rename: each object is copied on the service (CopyObject, or UploadPartCopy above 5 GiB)

@@ -1,6 +1,7 @@
 import Foundation
 import SkyliftHTTPClient
 import SkyliftCore
+import SkyliftS3
 
 /// An S3 bucket and key prefix (`s3://bucket/prefix/`) as a `Remote`: names are keys below the prefix,
 /// writes are multipart uploads whose UploadId is the resume token.
@@ -154,13 +155,5 @@ public struct S3Remote: Remote {
         default:
             return error
         }
-    }
-}
-
-extension S3Error {
-    /// The HTTP status of a service error.
-    public var status: Int? {
-        if case let .service(status, _, _, _) = self { return status }
-        return nil
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import SkyliftHashing
 import SkyliftHTTPClient
 import Synchronization
+import SkyliftS3
 
 /// One multipart upload as a ``PartedWrite``: parts of `partLength` bytes, numbered from the start of the object,
 /// sent in any order and several at once. The service's part list (ListParts) is the truth about what is stored,

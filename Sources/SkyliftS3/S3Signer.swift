@@ -3,15 +3,24 @@ import SkyliftHashing
 import SkyliftCore
 
 /// AWS Signature Version 4 for S3 requests, on libcrypto's SHA-256 and HMAC.
-struct S3Signer: Sendable {
-    let credentials: S3Credentials
-    let region: String
-    let service = "s3"
+public struct S3Signer: Sendable {
+    /// The keys that sign.
+    public let credentials: S3Credentials
+    /// The region in the signature's scope.
+    public let region: String
+    /// The service in the signature's scope: always `s3`.
+    public let service = "s3"
+
+    /// A signer for `credentials` in `region`.
+    public init(credentials: S3Credentials, region: String) {
+        self.credentials = credentials
+        self.region = region
+    }
 
     /// SHA-256 of no bytes, the payload hash of bodiless requests.
-    static let emptyPayloadHash = Digest.hash(.sha256, [UInt8]()).hexString
+    public static let emptyPayloadHash = Digest.hash(.sha256, [UInt8]()).hexString
     /// Payload hash that leaves a streamed body out of the signature.
-    static let unsignedPayload = "UNSIGNED-PAYLOAD"
+    public static let unsignedPayload = "UNSIGNED-PAYLOAD"
 
     /// Adds `x-amz-date`, `x-amz-content-sha256`, the session token and `Authorization` to `headers`.
     ///
@@ -22,7 +31,8 @@ struct S3Signer: Sendable {
     ///   - query: query items, not yet encoded.
     ///   - headers: the headers to send; every one of them is signed.
     ///   - payloadHash: hex SHA-256 of the body, or `unsignedPayload`.
-    func sign(method: String, host: String, encodedPath: String, query: [(String, String)],
+    ///   - date: the signing time (`x-amz-date`).
+    public func sign(method: String, host: String, encodedPath: String, query: [(String, String)],
               headers: inout HTTPHeaders, payloadHash: String, date: Date) {
         let (amzDate, day) = Self.timestamps(date)
         headers.set("host", host)
@@ -67,7 +77,7 @@ struct S3Signer: Sendable {
 
     /// Percent-encodes as SigV4 requires: everything but `A-Z a-z 0-9 - . _ ~` (and `/` when `keepSlash`),
     /// byte by byte of the UTF-8 form, with upper-case hex.
-    static func encode(_ text: String, keepSlash: Bool) -> String {
+    public static func encode(_ text: String, keepSlash: Bool) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for byte in text.utf8 {

@@ -5,9 +5,13 @@ import SkyliftCore
 
 /// One entry of a bucket listing.
 public struct S3ObjectSummary: Sendable, Hashable {
+    /// The object's full key.
     public var key: String
+    /// The object's length in bytes.
     public var size: Int64
+    /// The object's ETag, quoted as the service lists it.
     public var etag: String
+    /// When the object was last written, if the listing says.
     public var lastModified: Date?
 }
 
@@ -20,6 +24,12 @@ extension S3Client {
     /// `headObject` plus the object's SHA-256 when the store holds one for the whole object (objects stored
     /// by a single PUT with a checksum; a multipart object's checksum covers its parts' checksums instead).
     public func statObject(bucket: String, key: String) async throws -> (info: ContentInfo, sha256: [UInt8]?) {
+        let (info, headers) = try await head(bucket: bucket, key: key)
+        return (info, Self.objectSHA256(headers))
+    }
+
+    /// HEAD of `key` with checksums asked for: the object's content info and every header of the answer.
+    func head(bucket: String, key: String) async throws -> (info: ContentInfo, headers: HTTPHeaders) {
         var call = Call(method: "HEAD", bucket: bucket, key: key)
         call.headers.set("x-amz-checksum-mode", "ENABLED")
         let response = try await send(call)
@@ -28,7 +38,7 @@ extension S3Client {
         }
         let info = ContentInfo(length: length, contentType: response.headers["Content-Type"], etag: response.headers["ETag"],
                                lastModified: response.headers["Last-Modified"].flatMap(HTTPDate.parse))
-        return (info, Self.objectSHA256(response.headers))
+        return (info, response.headers)
     }
 
     /// The SHA-256 of the whole object's bytes from `x-amz-checksum-sha256` (sent with `x-amz-checksum-mode:
@@ -74,6 +84,7 @@ extension S3Client {
         return response.headers["ETag"] ?? ""
     }
 
+    /// Removes the object `key`; a key that is not there is no error on most services (S3 answers 204).
     public func deleteObject(bucket: String, key: String) async throws {
         let response = try await send(Call(method: "DELETE", bucket: bucket, key: key, accepted: [200, 204]))
         _ = try? await response.collect(upTo: 64 * 1024)

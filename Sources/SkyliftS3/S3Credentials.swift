@@ -2,10 +2,14 @@ import Foundation
 
 /// AWS access keys for signing S3 requests.
 public struct S3Credentials: Sendable, Equatable, CustomStringConvertible {
+    /// The access key ID (not secret; named in messages).
     public var accessKeyID: String
+    /// The secret access key: never logged.
     public var secretAccessKey: String
+    /// A temporary credential's session token, sent as `x-amz-security-token`.
     public var sessionToken: String?
 
+    /// Keys given directly.
     public init(accessKeyID: String, secretAccessKey: String, sessionToken: String? = nil) {
         self.accessKeyID = accessKeyID
         self.secretAccessKey = secretAccessKey

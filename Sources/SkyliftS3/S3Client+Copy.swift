@@ -10,19 +10,30 @@ extension S3Client {
     /// through this machine. Up to `singleCopyLimit` (lower it to test) one CopyObject, above it a multipart
     /// upload whose parts are `UploadPartCopy` ranges of `partSize` (at least 5 MiB, enough for 10,000 parts).
     /// Returns the new object's ETag.
+    ///
+    /// The copy keeps the source's metadata and content type, except for a copy made of parts, which has
+    /// `contentType` (else the source's) and no metadata. With `metadata` given, the copy has exactly that
+    /// metadata and `contentType` whichever way it is made.
     @discardableResult
     public func copyObject(bucket: String, from sourceKey: String, to key: String, size: Int64,
-                           singleCopyLimit: Int64 = S3Client.singleCopyLimit, partSize: Int64 = 512 << 20) async throws -> String {
+                           singleCopyLimit: Int64 = S3Client.singleCopyLimit, partSize: Int64 = 512 << 20,
+                           metadata: [String: String]? = nil, contentType: String? = nil) async throws -> String {
         let source = "/" + S3Signer.encode(bucket, keepSlash: false) + "/" + S3Signer.encode(sourceKey, keepSlash: true)
         guard size > singleCopyLimit else {
             var call = Call(method: "PUT", bucket: bucket, key: key)
             call.headers.set("x-amz-copy-source", source)
+            if let metadata {
+                call.headers.set("x-amz-metadata-directive", "REPLACE")
+                Self.attach(metadata: metadata, to: &call)
+                if let contentType { call.headers.set("Content-Type", contentType) }
+            }
             // A copy can fail after its 200 went out: the error then comes as the body.
             let root = try await document(try await send(call), call: call)
             return root["ETag"].map(Self.quoted) ?? ""
         }
         let info = try await headObject(bucket: bucket, key: sourceKey)
-        let id = try await createMultipartUpload(bucket: bucket, key: key, contentType: info.contentType)
+        let id = try await createMultipartUpload(bucket: bucket, key: key, contentType: contentType ?? info.contentType,
+                                                 metadata: metadata ?? [:])
         do {
             let length = info.length ?? size
             let partLength = S3PartSize.forObject(length: length, minimum: partSize)

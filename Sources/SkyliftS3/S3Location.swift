@@ -1,9 +1,11 @@
 /// A bucket and key prefix written `s3://bucket/prefix/`.
 public struct S3Location: Sendable, Hashable, CustomStringConvertible {
+    /// The bucket's name.
     public var bucket: String
     /// The key prefix: empty for the whole bucket; objects go to `prefix + name`.
     public var prefix: String
 
+    /// The location of `prefix` (empty for the whole bucket) in `bucket`.
     public init(bucket: String, prefix: String = "") {
         self.bucket = bucket
         self.prefix = prefix
@@ -27,6 +29,7 @@ public struct S3Location: Sendable, Hashable, CustomStringConvertible {
     /// The object key for `name` under this location.
     public func key(for name: String) -> String { prefix + name }
 
+    /// `s3://bucket/prefix`.
     public var description: String { "s3://\(bucket)/\(prefix)" }
 
     static func isValidBucket(_ name: String) -> Bool {

@@ -11,10 +11,13 @@ import SkyliftCore
 /// what is sent is what is signed. Like any transport it neither retries nor turns statuses into errors.
 /// Bodies from streams go unsigned (`UNSIGNED-PAYLOAD`); in-memory bodies are hashed.
 public struct S3SigningTransport: HTTPTransport {
+    /// The client whose configuration signs and addresses every request.
     public let client: S3Client
 
+    /// A transport signing with `client`.
     public init(client: S3Client) { self.client = client }
 
+    /// Signs `request` and sends it once through the client's transport.
     public func execute(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {
         var call = try self.call(for: request.url, method: request.method)
         call.headers = Self.pinningRanges(request.headers)

@@ -8,6 +8,7 @@ import SkyliftCore
 /// as `S3Error` (or `HTTPClientError` for a broken connection); the upload engine decides what to try again,
 /// with one retry policy for every remote.
 public final class S3Client: Sendable {
+    /// Endpoint, region, credentials and addressing of the service.
     public let configuration: S3Configuration
     let transport: any HTTPTransport
     let clock: @Sendable () -> Date
@@ -15,6 +16,8 @@ public final class S3Client: Sendable {
     /// Seconds without progress before a request fails (see `HTTPClientRequest.timeout`).
     let timeout: Double
 
+    /// A client sending through `transport`; `timeout` is seconds without progress before a request fails, `clock`
+    /// the signing time.
     public init(configuration: S3Configuration, transport: any HTTPTransport,
                 timeout: Double = 60, clock: @escaping @Sendable () -> Date = { Date() }) {
         self.configuration = configuration

@@ -5,12 +5,16 @@ import SkyliftCore
 
 /// A part of a multipart upload, as uploaded or as listed.
 public struct S3Part: Sendable, Hashable {
+    /// The part's number, 1...10,000.
     public var number: Int
+    /// The ETag the service gave the part.
     public var etag: String
+    /// The part's length in bytes.
     public var size: Int64
     /// Base64 SHA-256 the service recorded, when the upload asked for SHA-256 checksums.
     public var checksumSHA256: String?
 
+    /// A part as uploaded or listed.
     public init(number: Int, etag: String, size: Int64, checksumSHA256: String? = nil) {
         self.number = number
         self.etag = etag
@@ -39,11 +43,14 @@ public struct S3Part: Sendable, Hashable {
 }
 
 extension S3Client {
-    /// Starts a multipart upload that records a SHA-256 checksum per part; returns its UploadId.
-    public func createMultipartUpload(bucket: String, key: String, contentType: String? = nil) async throws -> String {
+    /// Starts a multipart upload that records a SHA-256 checksum per part; returns its UploadId. `metadata`
+    /// becomes the object's `x-amz-meta-*` once completed.
+    public func createMultipartUpload(bucket: String, key: String, contentType: String? = nil,
+                                      metadata: [String: String] = [:]) async throws -> String {
         var call = Call(method: "POST", bucket: bucket, key: key, query: [("uploads", "")])
         call.headers.set("x-amz-checksum-algorithm", "SHA256")
         if let contentType { call.headers.set("Content-Type", contentType) }
+        Self.attach(metadata: metadata, to: &call)
         let root = try await document(try await send(call), call: call)
         guard let id = root["UploadId"], !id.isEmpty else {
             throw S3Error.invalidResponse(resource: call.resource, reason: "CreateMultipartUpload answer has no UploadId")

@@ -11,12 +11,19 @@ public enum S3Error: Error, Sendable, Equatable, CustomStringConvertible {
     /// Local state (the multipart resume file) could not be read or written.
     case state(path: String, reason: String)
 
+    /// The HTTP status of a service error.
+    public var status: Int? {
+        if case let .service(status, _, _, _) = self { return status }
+        return nil
+    }
+
     /// The S3 error code (`NoSuchKey`, `SignatureDoesNotMatch`, …), if the service sent one.
     public var code: String? {
         if case let .service(_, code, _, _) = self { return code }
         return nil
     }
 
+    /// One line for people: code, status, resource and a hint for common mistakes.
     public var description: String {
         switch self {
         case let .configuration(text):
@@ -42,10 +49,10 @@ public enum S3Error: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// The body did not match the digest it was signed or declared with (bytes damaged on the way): the part is
     /// sent again, read from its source anew. Ceph RGW checks these two where it ignores `x-amz-checksum-sha256`.
-    var isDamagedBody: Bool { ["BadDigest", "XAmzContentSHA256Mismatch"].contains(code ?? "") }
+    public var isDamagedBody: Bool { ["BadDigest", "XAmzContentSHA256Mismatch"].contains(code ?? "") }
 
     /// Throttling or trouble on the service's side: worth another attempt after a backoff (the engine's).
-    var isTransient: Bool {
+    public var isTransient: Bool {
         guard case let .service(status, code, _, _) = self else { return false }
         return status >= 500 || ["SlowDown", "RequestTimeout", "InternalError"].contains(code)
     }

@@ -14,10 +14,14 @@ public struct S3Configuration: Sendable {
 
     /// Scheme, host and port (and an optional base path) of the service.
     public var endpoint: URL
+    /// The region requests are signed for.
     public var region: String
+    /// The keys that sign requests.
     public var credentials: S3Credentials
+    /// How bucket names go into URLs.
     public var addressing: Addressing
 
+    /// Settings given directly, without reading the environment.
     public init(endpoint: URL, region: String = "us-east-1", credentials: S3Credentials, addressing: Addressing = .auto) {
         self.endpoint = endpoint
         self.region = region

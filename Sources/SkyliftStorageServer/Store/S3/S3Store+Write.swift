@@ -1,0 +1,188 @@
+import Foundation
+import SkyliftCore
+import SkyliftHashing
+import SkyliftS3
+
+/// An unfinished multipart write of an ``S3Store``, as its state object in the bucket records it
+/// (`<prefix>.skylift/uploads/<id>`): any instance finds it (``S3Store/pendingUploads()``) and can abort it
+/// (``S3Store/abort(_:)``). Continuing it is not offered yet: the running SHA-256 is in the writer's memory.
+public struct S3StoreUpload: Sendable, Hashable, Codable {
+    /// The upload's own name, also the last component of its state object's and its staging object's keys.
+    public var id: String
+    /// The store path the finished file goes to.
+    public var path: String
+    /// The key the parts are uploaded to (`<prefix>.skylift/staging/<id>`), copied to the path when complete.
+    public var stagingKey: String
+    /// The service's UploadId of the multipart upload.
+    public var uploadId: String
+    /// The length of every part but the last.
+    public var partSize: Int
+}
+
+/// Reads a body in parts of a given size, however its chunks are cut, and knows when it has ended.
+struct PartReader<Iterator: AsyncIteratorProtocol> where Iterator.Element == [UInt8] {
+    private var iterator: Iterator
+    /// The chunk being handed out, from `used` on.
+    private var carry: [UInt8] = []
+    private var used = 0
+    /// True once the body has no more bytes after those handed out.
+    private(set) var finished = false
+
+    init(_ iterator: Iterator) { self.iterator = iterator }
+
+    private var isDrained: Bool { used == carry.count }
+
+    /// The next `size` bytes, fewer only at the end. Looks one chunk ahead, so `finished` is exact afterwards.
+    mutating func next(size: Int) async throws -> [UInt8] {
+        var part: [UInt8] = []
+        part.reserveCapacity(size)
+        while part.count < size {
+            if isDrained { try await pull() }
+            if isDrained { break }
+            let take = min(size - part.count, carry.count - used)
+            part.append(contentsOf: carry[used..<used + take])
+            used += take
+        }
+        if isDrained { try await pull() }
+        return part
+    }
+
+    /// Takes the next non-empty chunk into `carry`, or marks the end.
+    private mutating func pull() async throws {
+        while !finished && isDrained {
+            if let chunk = try await iterator.next() { (carry, used) = (chunk, 0) } else { finished = true }
+        }
+    }
+}
+
+extension S3Store {
+    /// Stores `body` as the file `path`, replacing any file there only once every byte is in and checked.
+    ///
+    /// The SHA-256 is computed as the bytes stream through and recorded in the object's metadata
+    /// (``sha256Field``). When `expectedSHA256` is given and the bytes do not have it, nothing is stored and the
+    /// old file stays (`digestMismatch`). A body up to ``partSize`` goes up in one PUT; a longer one as a multipart
+    /// upload to a staging key whose state object (``S3StoreUpload``) is in the bucket, then copied into place on
+    /// the service. At most one part is held in memory.
+    @discardableResult
+    public func write<Body: AsyncSequence>(_ path: String, body: Body, expectedSHA256: [UInt8]? = nil,
+                                           contentType: String? = nil) async throws -> S3StoreEntry where Body.Element == [UInt8] {
+        let path = try Self.checked(path, operation: "write")
+        guard !path.isEmpty else { throw S3StoreError(operation: "write", path: path, reason: .invalidPath) }
+        let type = contentType ?? MediaType.forPath(path)
+        var reader = PartReader(body.makeAsyncIterator())
+        let first = try await reader.next(size: partSize)
+        guard reader.finished else {
+            return try await writeParts(path, first: first, reader: &reader, expectedSHA256: expectedSHA256, contentType: type)
+        }
+        let sha256 = Digest.hash(.sha256, first)
+        try Self.check(sha256, expected: expectedSHA256, path: path)
+        do {
+            let etag = try await client.putObject(bucket: bucket, key: key(path), body: .bytes(first), sha256: sha256, contentType: type,
+                                                  metadata: [Self.sha256Field: sha256.hexString], condition: .always)
+            return S3StoreEntry(path: path, kind: .file, info: ContentInfo(length: Int64(first.count), contentType: type, etag: etag),
+                                sha256: sha256)
+        } catch {
+            throw S3StoreError.wrapping(error, operation: "write", path: path)
+        }
+    }
+
+    /// The multipart path of ``write(_:body:expectedSHA256:contentType:)``: `first` is the first full part.
+    private func writeParts<Iterator>(_ path: String, first: [UInt8], reader: inout PartReader<Iterator>,
+                                      expectedSHA256: [UInt8]?, contentType: String) async throws -> S3StoreEntry {
+        let upload = try await beginUpload(path, contentType: contentType)
+        do {
+            var digest = Digest(.sha256)
+            var parts: [S3Part] = []
+            var part = first
+            var length: Int64 = 0
+            while true {
+                digest.update(part)
+                let sha256 = Digest.hash(.sha256, part)
+                let etag = try await client.uploadPart(bucket: bucket, key: upload.stagingKey, uploadId: upload.uploadId,
+                                                       number: parts.count + 1, body: .bytes(part), sha256: sha256)
+                parts.append(S3Part(number: parts.count + 1, etag: etag, size: Int64(part.count), checksumSHA256: sha256.base64String))
+                length += Int64(part.count)
+                if reader.finished { break }
+                part = try await reader.next(size: partSize)
+            }
+            let sha256 = digest.finalize()
+            try Self.check(sha256, expected: expectedSHA256, path: path)
+            try await client.completeMultipartUpload(bucket: bucket, key: upload.stagingKey, uploadId: upload.uploadId, parts: parts)
+            let etag = try await client.copyObject(bucket: bucket, from: upload.stagingKey, to: key(path), size: length,
+                                                   metadata: [Self.sha256Field: sha256.hexString], contentType: contentType)
+            await discard(upload)
+            return S3StoreEntry(path: path, kind: .file, info: ContentInfo(length: length, contentType: contentType, etag: etag),
+                                sha256: sha256)
+        } catch {
+            await discard(upload)
+            throw S3StoreError.wrapping(error, operation: "write", path: path)
+        }
+    }
+
+    /// Starts the multipart upload of a write to `path` and records it in its state object.
+    private func beginUpload(_ path: String, contentType: String) async throws -> S3StoreUpload {
+        let id = UUID().uuidString.lowercased()
+        let staging = systemKey("staging/" + id)
+        let upload: S3StoreUpload
+        do {
+            let uploadId = try await client.createMultipartUpload(bucket: bucket, key: staging, contentType: contentType)
+            upload = S3StoreUpload(id: id, path: path, stagingKey: staging, uploadId: uploadId, partSize: partSize)
+        } catch {
+            throw S3StoreError.wrapping(error, operation: "write", path: path)
+        }
+        do {
+            let record = Array(try JSONEncoder().encode(upload))
+            try await client.putObject(bucket: bucket, key: systemKey("uploads/" + id), body: .bytes(record),
+                                       sha256: Digest.hash(.sha256, record), contentType: "application/json", metadata: [:],
+                                       condition: .absent)
+            return upload
+        } catch {
+            await discard(upload)
+            throw S3StoreError.wrapping(error, operation: "write", path: path)
+        }
+    }
+
+    /// Removes what an upload leaves in the bucket: its multipart upload (if unfinished), staging object and
+    /// state object. Best effort: what stays is listed by ``pendingUploads()``.
+    private func discard(_ upload: S3StoreUpload) async {
+        try? await client.abortMultipartUpload(bucket: bucket, key: upload.stagingKey, uploadId: upload.uploadId)
+        try? await client.deleteObject(bucket: bucket, key: upload.stagingKey)
+        try? await client.deleteObject(bucket: bucket, key: systemKey("uploads/" + upload.id))
+    }
+
+    /// Aborts the unfinished write `upload` (of any instance) and removes what it left in the bucket.
+    public func abort(_ upload: S3StoreUpload) async {
+        await discard(upload)
+    }
+
+    /// The unfinished multipart writes recorded in the bucket by any instance.
+    public func pendingUploads() async throws -> [S3StoreUpload] {
+        var uploads: [S3StoreUpload] = []
+        for object in try await keys(under: systemKey("uploads/"), operation: "uploads", path: "") {
+            guard let bytes = try await systemObject(object.key, operation: "uploads") else { continue }
+            guard let upload = try? JSONDecoder().decode(S3StoreUpload.self, from: Data(bytes.bytes)) else {
+                throw S3StoreError(operation: "uploads", path: path(ofKey: object.key), reason: .invalidResponse("upload record does not parse"))
+            }
+            uploads.append(upload)
+        }
+        return uploads
+    }
+
+    /// The bytes (at most 1 MiB) and ETag of the store's own object `key`, or nil when it is gone.
+    func systemObject(_ key: String, operation: String) async throws -> (bytes: [UInt8], etag: String)? {
+        do {
+            let response = try await client.getObject(bucket: bucket, key: key)
+            return (try await response.collect(upTo: 1 << 20), response.headers["ETag"] ?? "")
+        } catch let error as S3Error where error.status == 404 {
+            return nil
+        } catch {
+            throw S3StoreError.wrapping(error, operation: operation, path: path(ofKey: key))
+        }
+    }
+
+    /// Throws `digestMismatch` unless `expected` is nil or equals `actual`.
+    static func check(_ actual: [UInt8], expected: [UInt8]?, path: String) throws {
+        guard let expected, expected != actual else { return }
+        throw S3StoreError(operation: "write", path: path, reason: .digestMismatch(expected: expected.hexString, actual: actual.hexString))
+    }
+}

@@ -1,0 +1,224 @@
+import Foundation
+import SkyliftCore
+import SkyliftHashing
+import SkyliftHTTPClient
+import SkyliftS3
+@testable import SkyliftStorageServer
+import Testing
+import TestProbes
+
+/// `S3Store` against moto and a one-node Ceph RGW: files, folders, ranges, server-side copies, journaled folder
+/// moves finished after an interruption, conditional writes.
+@Suite(.serialized, .timeLimit(.minutes(3))) struct S3StoreTests {
+    @Test(arguments: S3Peer.allCases) func filesAndFoldersRoundTrip(peer: S3Peer) async throws {
+        let store = try await StoreBucket.make(peer)
+        let a = pattern(1024, seed: 1), b = pattern(3000, seed: 2)
+        try await store.write("a.txt", body: chunked(a, 100))
+        try await store.write("photos/b.jpg", body: chunked(b, 777))
+        #expect(try await store.makeFolder("empty") == .created)
+
+        let file = try #require(try await store.stat("a.txt"))
+        #expect(file.kind == .file && file.info.length == 1024 && file.info.contentType?.hasPrefix("text/plain") == true)
+        #expect(file.sha256 == Digest.hash(.sha256, a) && file.info.etag != nil && file.info.lastModified != nil)
+        #expect(try await store.stat("photos")?.kind == .folder)
+        #expect(try await store.stat("empty")?.kind == .folder)
+        #expect(try await store.stat("nothing") == nil)
+
+        let range = try await store.read("photos/b.jpg", range: ByteRange(offset: 100, length: 200)).collect(upTo: 1 << 20)
+        #expect(range == Array(b[100..<300]))
+        #expect(try await store.list("").map(\.path) == ["empty", "photos", "a.txt"])
+        #expect(try await store.list("empty").isEmpty)
+        #expect(try await store.list("photos").map(\.path) == ["photos/b.jpg"])
+        await #expect(throws: S3StoreError.self) { try await store.list("nothing") }
+
+        try await store.copy("photos", to: "album")
+        #expect(try await store.stat("album/b.jpg")?.sha256 == Digest.hash(.sha256, b))
+        try await store.move("album", to: "moved/deeper")
+        #expect(try await store.stat("album") == nil)
+        #expect(try await store.read("moved/deeper/b.jpg").collect(upTo: 1 << 20) == b)
+        try await store.move("a.txt", to: "moved/a.txt")
+        #expect(try await store.stat("a.txt") == nil)
+        #expect(try await store.stat("moved/a.txt")?.sha256 == Digest.hash(.sha256, a))
+
+        try await store.delete("moved")
+        try await store.delete("empty")
+        #expect(try await store.stat("moved") == nil)
+        #expect(try await store.stat("empty") == nil)
+        #expect(try await store.list("").map(\.path) == ["photos"])
+        let leftovers = try await store.client.listObjects(bucket: store.bucket, prefix: store.prefix + ".skylift/")
+        #expect(leftovers.isEmpty)
+    }
+
+    @Test(arguments: S3Peer.allCases) func interruptedFolderMoveIsFinishedByRecovery(peer: S3Peer) async throws {
+        let store = try await StoreBucket.make(peer)
+        var files: [String: [UInt8]] = [:]
+        for (i, name) in ["1.jpg", "2.jpg", "3.jpg", "day/4.mov", "day/5.mov", "day/night/6.txt"].enumerated() {
+            files[name] = pattern(500 + i * 100, seed: UInt8(i))
+            try await store.write("trip/" + name, body: chunked(files[name]!, 256))
+        }
+        #expect(try await store.makeFolder("trip/empty") == .created)
+
+        // The journal, then half the copies: as a crash would leave it.
+        let record = try await store.beginMove("trip", to: "sorted/trip")
+        #expect(try await store.copyRemaining(record, limit: 4) == 4)
+        #expect(try await store.stat("trip/day/night/6.txt") != nil)
+
+        // Another instance over the same bucket finishes it.
+        let other = S3Store(client: store.client, location: S3Location(bucket: store.bucket, prefix: store.prefix))
+        #expect(try await other.recoverInterruptedMoves() == 1)
+        #expect(try await other.stat("trip") == nil)
+        for (name, bytes) in files {
+            #expect(try await other.read("sorted/trip/" + name).collect(upTo: 1 << 20) == bytes, "\(name)")
+            #expect(try await other.stat("sorted/trip/" + name)?.sha256 == Digest.hash(.sha256, bytes))
+        }
+        #expect(try await other.stat("sorted/trip/empty")?.kind == .folder)
+        #expect(try await other.list("sorted/trip/empty").isEmpty)
+        #expect(try await other.recoverInterruptedMoves() == 0)
+    }
+
+    @Test(arguments: S3Peer.allCases) func secondMakeFolderReportsItExists(peer: S3Peer) async throws {
+        let store = try await StoreBucket.make(peer)
+        #expect(try await store.makeFolder("shared") == .created)
+        #expect(try await store.makeFolder("shared") == .alreadyExists)
+        try await store.write("implicit/x.txt", body: chunked([1, 2, 3], 3))
+        #expect(try await store.makeFolder("implicit") == .alreadyExists)
+        await #expect(throws: S3StoreError(operation: "makeFolder", path: "implicit/x.txt", reason: .conflict)) {
+            try await store.makeFolder("implicit/x.txt")
+        }
+        if peer == .rgw {
+            // Two instances at once: the conditional write lets exactly one of them create it.
+            let other = S3Store(client: store.client, location: S3Location(bucket: store.bucket, prefix: store.prefix))
+            async let first = store.makeFolder("raced")
+            async let second = other.makeFolder("raced")
+            let answers = try await [first, second]
+            #expect(answers.filter { $0 == .created }.count == 1)
+        }
+    }
+
+    @Test(arguments: S3Peer.allCases) func putIfMatchWithAStaleETagFails(peer: S3Peer) async throws {
+        let store = try await StoreBucket.make(peer)
+        guard case let .stored(first) = try await store.putIfAbsent("locks/a", Array("one".utf8)) else {
+            Issue.record("the first putIfAbsent was refused")
+            return
+        }
+        #expect(try await store.putIfAbsent("locks/a", Array("again".utf8)) == .preconditionFailed)
+        guard case .stored = try await store.putIfMatch("locks/a", Array("two".utf8), etag: first) else {
+            Issue.record("putIfMatch with the current ETag was refused")
+            return
+        }
+        #expect(try await store.putIfMatch("locks/a", Array("three".utf8), etag: first) == .preconditionFailed)
+        #expect(try await store.readState("locks/a")?.bytes == Array("two".utf8))
+        #expect(try await store.putIfMatch("locks/missing", Array("x".utf8), etag: first) == .preconditionFailed)
+        try await store.deleteState("locks/a")
+        #expect(try await store.readState("locks/a") == nil)
+        #expect(try await store.list("").isEmpty)
+    }
+
+    @Test(arguments: S3Peer.allCases) func writeWithAWrongSHA256LeavesTheOldObject(peer: S3Peer) async throws {
+        let store = try await StoreBucket.make(peer, partSize: Int(S3PartSize.smallest))
+        let old = pattern(2048, seed: 7)
+        try await store.write("clip.mov", body: chunked(old, 1000))
+        let wrong = Digest.hash(.sha256, old)
+
+        // One PUT, then a multipart upload (two parts): both refused before anything replaces the old file.
+        for length in [4096, Int(S3PartSize.smallest) + 1024] {
+            let new = pattern(length, seed: 9)
+            await #expect(throws: S3StoreError(operation: "write", path: "clip.mov", reason: .digestMismatch(
+                expected: wrong.hexString, actual: Digest.hash(.sha256, new).hexString))) {
+                try await store.write("clip.mov", body: chunked(new, 64 << 10), expectedSHA256: wrong)
+            }
+            #expect(try await store.read("clip.mov").collect(upTo: 16 << 20) == old)
+            #expect(try await store.stat("clip.mov")?.sha256 == Digest.hash(.sha256, old))
+        }
+        #expect(try await store.pendingUploads().isEmpty)
+        let staged = try await store.client.listObjects(bucket: store.bucket, prefix: store.prefix + ".skylift/")
+        #expect(staged.isEmpty)
+    }
+
+    @Test(arguments: S3Peer.allCases) func multipartWriteRecordsItsSHA256(peer: S3Peer) async throws {
+        let store = try await StoreBucket.make(peer, partSize: Int(S3PartSize.smallest))
+        let bytes = pattern(Int(S3PartSize.smallest) + 3000, seed: 3)
+        let digest = Digest.hash(.sha256, bytes)
+        let entry = try await store.write("big/one.bin", body: chunked(bytes, 300 << 10), expectedSHA256: digest)
+        #expect(entry.info.length == Int64(bytes.count) && entry.sha256 == digest)
+        let stat = try #require(try await store.stat("big/one.bin"))
+        #expect(stat.info.length == Int64(bytes.count) && stat.sha256 == digest)
+        let tail = try await store.read("big/one.bin", range: ByteRange(offset: Int64(bytes.count - 5000), length: 5000))
+        #expect(try await tail.collect(upTo: 1 << 20) == Array(bytes[(bytes.count - 5000)...]))
+        #expect(try await store.pendingUploads().isEmpty)
+    }
+
+    @Test(arguments: [(10, 3), (3, 10), (5, 5), (1, 7), (50, 4)])
+    func partReaderCutsAnyChunksIntoParts(chunk: Int, part: Int) async throws {
+        for length in [0, 1, 9, 10, 11, 20, 49] {
+            let bytes = pattern(length, seed: 5)
+            var reader = PartReader(chunked(bytes, chunk).makeAsyncIterator())
+            var parts: [[UInt8]] = []
+            while !reader.finished { parts.append(try await reader.next(size: part)) }
+            #expect(parts.flatMap { $0 } == bytes, "length \(length)")
+            #expect(parts.dropLast().allSatisfy { $0.count == part }, "length \(length)")
+            #expect(parts.last.map { !$0.isEmpty || length == 0 } ?? true, "length \(length): an empty last part")
+        }
+    }
+
+    @Test func pathsOutsideTheStoreAreRefused() async throws {
+        let client = S3Client(configuration: S3Configuration(endpoint: URL(string: "http://127.0.0.1:9")!,
+                                                             credentials: S3Credentials(accessKeyID: "k", secretAccessKey: "s")),
+                              transport: makeDefaultTransport())
+        let store = S3Store(client: client, location: S3Location(bucket: "b", prefix: "p"))
+        #expect(store.prefix == "p/")
+        for path in ["../x", "a/./b", "a//b", ".skylift/moves/x", "/.skylift"] {
+            await #expect(throws: S3StoreError(operation: "stat", path: path, reason: .invalidPath)) { try await store.stat(path) }
+        }
+        #expect(try S3Store.checked("/a/b/", operation: "stat") == "a/b")
+    }
+}
+
+/// A fresh bucket on a running peer for one test, with a store over a prefix in it.
+enum StoreBucket {
+    static func make(_ peer: S3Peer, partSize: Int = 8 << 20) async throws -> S3Store {
+        let service = try await Peers.shared.service(peer)
+        let configuration = S3Configuration(endpoint: service.endpoint, credentials: S3Credentials(
+            accessKeyID: service.accessKeyID, secretAccessKey: service.secretAccessKey), addressing: .path)
+        let client = S3Client(configuration: configuration, transport: makeDefaultTransport(), timeout: 30)
+        let bucket = "store-" + UUID().uuidString.lowercased().prefix(12)
+        try await client.createBucket(bucket)
+        return S3Store(client: client, location: S3Location(bucket: bucket, prefix: "root/"), partSize: partSize)
+    }
+
+    /// One service per peer for this test process. moto runs lenient: its signature checker refuses correct
+    /// signatures of listing prefixes holding `/`, which every folder listing has. Starting blocks, so it runs
+    /// on a thread of its own.
+    private actor Peers {
+        static let shared = Peers()
+        private var services: [S3Peer: Task<S3Service, any Error>] = [:]
+
+        func service(_ peer: S3Peer) async throws -> S3Service {
+            if let task = services[peer] { return try await task.value }
+            let task = Task {
+                try await withCheckedThrowingContinuation { (done: CheckedContinuation<S3Service, any Error>) in
+                    Thread { done.resume(with: Result { try S3Service(peer, verifying: false) }) }.start()
+                }
+            }
+            services[peer] = task
+            return try await task.value
+        }
+    }
+}
+
+/// `count` bytes of a pattern that differs by `seed`.
+private func pattern(_ count: Int, seed: UInt8) -> [UInt8] {
+    (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 9) ^ seed }
+}
+
+/// `bytes` as a body of chunks of `size`.
+private func chunked(_ bytes: [UInt8], _ size: Int) -> AsyncStream<[UInt8]> {
+    AsyncStream { continuation in
+        var offset = 0
+        while offset < bytes.count {
+            continuation.yield(Array(bytes[offset..<min(offset + size, bytes.count)]))
+            offset += size
+        }
+        continuation.finish()
+    }
+}
