@@ -446,8 +446,9 @@ private final class Worker {
             r.bad = true; r.keepAlive = false
             return r
         }
-        if equalsLower(p, sp1, "get") && p[0] == 71 { r.method = .get }
-        else if equalsLower(p, sp1, "head") && p[0] == 72 { r.method = .head }
+        // Methods are case-sensitive (RFC 9110 section 9.1).
+        if sp1 == 3 && memcmp(p, "GET", 3) == 0 { r.method = .get }
+        else if sp1 == 4 && memcmp(p, "HEAD", 4) == 0 { r.method = .head }
         let version = p + sp2 + 1
         let http10: Bool
         if memcmp(version, "HTTP/1.1", 8) == 0 { http10 = false }
