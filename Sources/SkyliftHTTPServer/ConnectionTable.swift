@@ -60,10 +60,16 @@ final class ConnectionSlot: Sendable {
     }
 
     /// True when it has waited for a complete head longer than its deadline allows.
+    ///
+    /// `now` is read before the sweep takes the table's lock, and a loop may meanwhile accept a connection or end a
+    /// request and stamp a later time: such a connection has waited no time at all. (Subtracting with wrap-around
+    /// made it look as if it had waited for ages, and the sweep shut a connection that had just been served or
+    /// accepted: a client saw a reset or an empty reply about once in 200,000 requests.)
     func isPastHeadDeadline(now: UInt64, header: UInt64, keepAlive: UInt64) -> Bool {
         guard current == .waiting else { return false }
         let allowed = reused.load(ordering: .relaxed) ? header &+ keepAlive : header
-        return now &- waitingSince.load(ordering: .relaxed) > allowed
+        let since = waitingSince.load(ordering: .relaxed)
+        return now > since && now - since > allowed
     }
 
     /// Ends the connection from outside its loop: the loop sees the end of the stream and closes it.
