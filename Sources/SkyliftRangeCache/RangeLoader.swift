@@ -150,6 +150,18 @@ public struct RangeResource: Sendable {
         RangeCursor(resource: resource, id: resource.addReader(range, generation: generation), range: range)
     }
 
+    /// All of `range` (at most `limit` bytes) when the cache holds it now; nil otherwise. Nothing is registered
+    /// or downloaded: a warm small range is read without a reader, and a miss goes through ``cursor(_:)``.
+    public func cachedBytes(_ range: ByteRange, limit: Int) -> [UInt8]? {
+        guard range.length > 0, range.length <= Int64(limit) else { return nil }
+        var complete = false
+        let bytes = [UInt8](unsafeUninitializedCapacity: Int(range.length)) { buffer, count in
+            complete = resource.readCached(range, generation: generation, into: UnsafeMutableRawBufferPointer(buffer))
+            count = complete ? buffer.count : 0
+        }
+        return complete ? bytes : nil
+    }
+
     /// The bytes of `range`, in order, each chunk as soon as it is available. Iteration throws
     /// ``RangeOriginError`` when the origin fails or the resource changes underneath.
     public func bytes(_ range: ByteRange, chunkSize: Int = 256 * 1024) -> RangeBytes {

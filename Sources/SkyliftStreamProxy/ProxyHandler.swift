@@ -90,6 +90,10 @@ struct ProxyHandler: HTTPHandler {
         let answer = RangedResponse(requestHeaders: request.headers, rangeApplies: outcome == .proceed(rangeApplies: true),
                                     length: length, contentType: type)
         for field in answer.headers { headers.add(field.name, field.value) }
+        // A small range the cache holds goes out with its head in one write, read without a reader or a body.
+        if request.method != "HEAD", let bytes = Self.cachedBody(answer.body, of: resource) {
+            return HTTPResponse(status: answer.status, headers: headers, body: .bytes(bytes))
+        }
         let pieces: [LoaderBody.Piece]
         switch answer.body {
         case .unsatisfiable:
@@ -108,11 +112,22 @@ struct ProxyHandler: HTTPHandler {
                               stallTimeout: configuration.stallTimeout, responses: responses, logger: configuration.logger)
         guard responses.add(body) else { return .text(503, "proxy is stopping") }
         // A small answer already in the cache goes out with its head in one write.
-        if request.method != "HEAD", let bytes = body.readNow(limit: 16 << 10) {
+        if request.method != "HEAD", let bytes = body.readNow(limit: Self.oneWrite) {
             body.close()
             return HTTPResponse(status: answer.status, headers: headers, body: .bytes(bytes))
         }
         return HTTPResponse(status: answer.status, headers: headers, body: .stream(length: body.length, producer: body))
+    }
+
+    /// Answers up to this size are sent with their head in one write when all their bytes are at hand.
+    static let oneWrite = 16 << 10
+
+    /// The bytes of a whole or single-range body of at most ``oneWrite`` bytes that the cache holds now.
+    private static func cachedBody(_ body: RangedResponse.Body, of resource: RangeResource) -> [UInt8]? {
+        switch body {
+        case let .whole(r), let .single(r): resource.cachedBytes(r, limit: oneWrite)
+        case .multipart, .unsatisfiable: nil
+        }
     }
 
     /// Runs async work from a server work thread and waits for it, at most `timeout` seconds; the event loops

@@ -94,6 +94,28 @@ struct LoaderFixture: Sendable {
         #expect(cloud.access.bytesOut == before)
     }
 
+    @Test func cachedBytesAreThereOnlyOnceTheRangeIsInTheCacheAndFetchNothing() async throws {
+        let cloud = try Cloud()
+        let data = patternBytes(1_000_003, seed: 11)
+        try cloud.put("c.bin", data)
+        let f = try LoaderFixture()
+        let resource = try await f.loader.open(cloud.url("c.bin"))
+        let small = ByteRange(offset: 300_000, length: 4096)
+        #expect(resource.cachedBytes(small, limit: 16 << 10) == nil)
+        #expect(cloud.access.bytesOut == 0, "asking the cache downloads nothing")
+        _ = try await f.read(cloud.url("c.bin"), ByteRange(offset: 0, length: Int64(data.count)))
+        let before = cloud.access.bytesOut
+        #expect(resource.cachedBytes(small, limit: 16 << 10) == Array(data[300_000 ..< 304_096]))
+        let tail = ByteRange(offset: Int64(data.count) - 10, length: 10)
+        #expect(resource.cachedBytes(tail, limit: 16 << 10) == Array(data[(data.count - 10)...]))
+        #expect(resource.cachedBytes(ByteRange(offset: 0, length: 20_000), limit: 16 << 10) == nil, "over the limit")
+        #expect(cloud.access.bytesOut == before)
+        // A changed file makes a new representation: the old one's bytes are not handed out.
+        try cloud.put("c.bin", patternBytes(1_000_003, seed: 12))
+        _ = try await f.loader.open(cloud.url("c.bin"))
+        #expect(resource.cachedBytes(small, limit: 16 << 10) == nil)
+    }
+
     @Test func concurrentReadersShareDownloads() async throws {
         let cloud = try Cloud()
         let data = patternBytes(4_000_000, seed: 8)
