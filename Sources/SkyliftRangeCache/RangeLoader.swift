@@ -151,7 +151,9 @@ public struct RangeResource: Sendable {
     }
 
     /// All of `range` (at most `limit` bytes) when the cache holds it now; nil otherwise. Nothing is registered
-    /// or downloaded: a warm small range is read without a reader, and a miss goes through ``cursor(_:)``.
+    /// or downloaded: a warm small range is read without a reader, and a miss goes through ``cursor(_:)``. So no
+    /// read-ahead starts from such a read either: a client walking a cached region in small ranges starts the
+    /// next download at its first miss.
     public func cachedBytes(_ range: ByteRange, limit: Int) -> [UInt8]? {
         guard range.length > 0, range.length <= Int64(limit) else { return nil }
         var complete = false
