@@ -148,6 +148,30 @@ import TestProbes
         #expect(try await store.pendingUploads().isEmpty)
     }
 
+    @Test(arguments: S3Peer.allCases) func anAbandonedWriteIsSweptOnlyOnceItHasBeenIdleLongEnough(peer: S3Peer) async throws {
+        let store = try await StoreBucket.make(peer, partSize: Int(S3PartSize.smallest))
+        // A write whose instance died after its first part: its record and multipart upload stay in the bucket.
+        let upload = try await store.beginUpload("lost.bin", contentType: "application/octet-stream")
+        let part = pattern(Int(S3PartSize.smallest), seed: 9)
+        _ = try await store.client.uploadPart(bucket: store.bucket, key: upload.stagingKey, uploadId: upload.uploadId,
+                                              number: 1, body: .bytes(part), sha256: Digest.hash(.sha256, part))
+        // A staging object no record names, as a crash after completing one would leave.
+        let orphan = store.systemKey("staging/orphan")
+        _ = try await store.client.putObject(bucket: store.bucket, key: orphan, body: .bytes([1, 2, 3]),
+                                             sha256: Digest.hash(.sha256, [1, 2, 3]), contentType: nil, metadata: [:],
+                                             condition: .always)
+        #expect(try await store.sweepAbandonedUploads(idleFor: 3600).isEmpty, "a fresh record is a live write")
+        #expect(try await store.pendingUploads() == [upload])
+        let swept = try await store.sweepAbandonedUploads(idleFor: 3600, now: Date().addingTimeInterval(7200))
+        #expect(swept == [upload])
+        #expect(try await store.pendingUploads().isEmpty)
+        #expect(try await store.keys(under: store.systemKey("staging/"), operation: "test", path: "").isEmpty)
+        await #expect(throws: S3Error.self) {
+            _ = try await store.client.listParts(bucket: store.bucket, key: upload.stagingKey, uploadId: upload.uploadId)
+        }
+        #expect(try await store.stat("lost.bin") == nil)
+    }
+
     @Test(arguments: [(10, 3), (3, 10), (5, 5), (1, 7), (50, 4)])
     func partReaderCutsAnyChunksIntoParts(chunk: Int, part: Int) async throws {
         for length in [0, 1, 9, 10, 11, 20, 49] {

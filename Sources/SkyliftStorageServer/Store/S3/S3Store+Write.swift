@@ -95,7 +95,12 @@ extension S3Store {
             var parts: [S3Part] = []
             var part = first
             var length: Int64 = 0
+            var touched = ContinuousClock.now
             while true {
+                if ContinuousClock.now - touched > Self.uploadHeartbeat {
+                    try await record(upload, condition: .always)
+                    touched = .now
+                }
                 digest.update(part)
                 let sha256 = Digest.hash(.sha256, part)
                 let etag = try await client.uploadPart(bucket: bucket, key: upload.stagingKey, uploadId: upload.uploadId,
@@ -120,7 +125,7 @@ extension S3Store {
     }
 
     /// Starts the multipart upload of a write to `path` and records it in its state object.
-    private func beginUpload(_ path: String, contentType: String) async throws -> S3StoreUpload {
+    func beginUpload(_ path: String, contentType: String) async throws -> S3StoreUpload {
         let id = UUID().uuidString.lowercased()
         let staging = systemKey("staging/" + id)
         let upload: S3StoreUpload
@@ -131,15 +136,21 @@ extension S3Store {
             throw S3StoreError.wrapping(error, operation: "write", path: path)
         }
         do {
-            let record = Array(try JSONEncoder().encode(upload))
-            try await client.putObject(bucket: bucket, key: systemKey("uploads/" + id), body: .bytes(record),
-                                       sha256: Digest.hash(.sha256, record), contentType: "application/json", metadata: [:],
-                                       condition: .absent)
+            try await record(upload, condition: .absent)
             return upload
         } catch {
             await discard(upload)
             throw S3StoreError.wrapping(error, operation: "write", path: path)
         }
+    }
+
+    /// Writes the state object of `upload`; written again during a long write, so its age says how long the
+    /// upload has been idle (see ``sweepAbandonedUploads(idleFor:now:)``).
+    private func record(_ upload: S3StoreUpload, condition: S3WriteCondition) async throws {
+        let record = Array(try JSONEncoder().encode(upload))
+        try await client.putObject(bucket: bucket, key: systemKey("uploads/" + upload.id), body: .bytes(record),
+                                   sha256: Digest.hash(.sha256, record), contentType: "application/json", metadata: [:],
+                                   condition: condition)
     }
 
     /// Removes what an upload leaves in the bucket: its multipart upload (if unfinished), staging object and
