@@ -5,6 +5,8 @@
 #   nginx         worker_processes auto, the settings of bench/http/run.sh;
 #   h2o-static    libh2o's evloop with its file handler, one loop per core (h2o-static.c);
 #   epoll-static  an epoll loop of our own in Swift over a minimal HTTP/1.1 parser, one per core (epoll-static.swift);
+#   core-fixed    Skylift's HTTP core (SkyliftHTTPServer, libmicrohttpd) answering the file's bytes read once at
+#                 start (core-fixed/): the core without the storage server's per-request work;
 #   skylift       `$BIN serve --no-auth --quiet` (the file at /dav/small.bin), libmicrohttpd today.
 # Measurements: wrk -t2 -c8 and wrk -t2 -c64 with keep-alive for SECONDS_PER_RUN seconds, and ab -c 8 with a new
 # connection per request for AB_REQUESTS requests. Within each measurement the servers take turns (the order
@@ -62,6 +64,9 @@ cc -O2 -Wall -DH2O_USE_LIBUV=0 "$HERE/h2o-static.c" $(pkg-config --cflags --libs
     -o "$WORK/bin/h2o-static"
 swiftc -O -parse-as-library "$HERE/epoll-static.swift" -module-cache-path "$WORK/module-cache" \
     -o "$WORK/bin/epoll-static"
+# Against this checkout's SkyliftHTTPServer, in a build folder of its own kept between runs.
+swift build -c release --package-path "$HERE/core-fixed" --scratch-path .build/bench-core-fixed >&2
+CORE_FIXED="$(swift build -c release --package-path "$HERE/core-fixed" --scratch-path .build/bench-core-fixed --show-bin-path)/core-fixed"
 
 NGINX_PORT=$(free_port)
 cat > "$WORK/nginx/nginx.conf" <<CONF
@@ -95,6 +100,11 @@ EPOLL_PORT=$(free_port)
 EPOLL_PID=$!
 pids+=("$EPOLL_PID")
 
+CORE_PORT=$(free_port)
+"$CORE_FIXED" "$WORK/www/small.bin" "$CORE_PORT" >/dev/null 2>&1 &
+CORE_PID=$!
+pids+=("$CORE_PID")
+
 SKY_PORT=$(free_port)
 "$BIN" serve --root "$WORK/www" --listen "127.0.0.1:$SKY_PORT" --no-auth --quiet >/dev/null 2>&1 &
 SKY_PID=$!
@@ -103,14 +113,16 @@ pids+=("$SKY_PID")
 wait_port "$NGINX_PORT" nginx
 wait_port "$H2O_PORT" h2o-static
 wait_port "$EPOLL_PORT" epoll-static
+wait_port "$CORE_PORT" core-fixed
 wait_port "$SKY_PORT" "skylift serve"
 NGINX_MASTER=$(cat "$WORK/nginx/nginx.pid")
 
-SERVERS=(nginx h2o-static epoll-static skylift)
+SERVERS=(nginx h2o-static epoll-static core-fixed skylift)
 declare -A URL=(
     [nginx]="http://127.0.0.1:$NGINX_PORT/small.bin"
     [h2o-static]="http://127.0.0.1:$H2O_PORT/small.bin"
     [epoll-static]="http://127.0.0.1:$EPOLL_PORT/small.bin"
+    [core-fixed]="http://127.0.0.1:$CORE_PORT/small.bin"
     [skylift]="http://127.0.0.1:$SKY_PORT/dav/small.bin"
 )
 
@@ -126,7 +138,7 @@ for s in "${SERVERS[@]}"; do
     done
     rm -f "$WORK"/answer-*
 done
-echo "all four servers answer the file with its exact bytes" >&2
+echo "all five servers answer the file with its exact bytes" >&2
 
 # wrk's rate, refusing runs with socket errors or non-2xx answers (those are not the rate of working requests):
 # such a run prints "error" and its output on stderr.
@@ -199,4 +211,4 @@ rss_kib() { awk '/VmRSS/ {print $2}' "/proc/$1/status"; }
 NGINX_RSS=$(( $(rss_kib "$NGINX_MASTER") + $(ps --ppid "$NGINX_MASTER" -o rss= | awk '{s += $1} END {print s + 0}') ))
 mib() { python3 -c "print(f'{int(\"$1\") / 1024:.1f}')"; }
 echo "RSS after the runs, MiB: nginx (master and $(ps --ppid "$NGINX_MASTER" -o pid= | wc -l) workers) $(mib "$NGINX_RSS")," \
-    "h2o-static $(mib "$(rss_kib "$H2O_PID")"), epoll-static $(mib "$(rss_kib "$EPOLL_PID")"), skylift $(mib "$(rss_kib "$SKY_PID")")"
+    "h2o-static $(mib "$(rss_kib "$H2O_PID")"), epoll-static $(mib "$(rss_kib "$EPOLL_PID")"), core-fixed $(mib "$(rss_kib "$CORE_PID")"), skylift $(mib "$(rss_kib "$SKY_PID")")"
