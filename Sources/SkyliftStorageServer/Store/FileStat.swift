@@ -9,6 +9,8 @@ struct FileStat: Sendable, Equatable {
     var kind: Kind
     var size: Int64
     var inode: UInt64
+    /// The file system holding it: with `inode`, which file this is.
+    var device: UInt64
     /// The modification time, whole: seconds since 1970 (any Int64) and nanoseconds within the second, so
     /// no two times a file system can hold look alike.
     var mtime: FileTime
@@ -37,6 +39,7 @@ extension FileStat {
         }
         size = status.size
         inode = status.inode
+        device = status.device
         mtime = FileTime(seconds: status.modifiedSeconds, nanoseconds: status.modifiedNanoseconds)
     }
 
