@@ -22,7 +22,28 @@ struct FileStat: Sendable, Equatable {
 
     /// Strong validator: changes whenever the file is replaced (inode), resized or rewritten (mtime in ns).
     var etag: String {
-        "\"\(String(inode, radix: 16))-\(String(size, radix: 16))-\(mtime.validatorText)\""
+        // Every GET and HEAD carries one: written into one buffer (hex of at most 16 digits each) instead of
+        // three converted pieces interpolated, except for the rare times before 1970 or past 2262.
+        guard size >= 0, let ns = mtime.totalNanoseconds, ns >= 0 else {
+            return "\"\(String(inode, radix: 16))-\(String(size, radix: 16))-\(mtime.validatorText)\""
+        }
+        return String(unsafeUninitializedCapacity: 3 * 16 + 4) { out in
+            var at = 0
+            func hex(_ value: UInt64) {
+                var shift = max(0, (63 - value.leadingZeroBitCount) / 4 * 4)
+                while shift >= 0 {
+                    let digit = UInt8((value >> UInt64(shift)) & 0xF)
+                    out[at] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10
+                    at += 1
+                    shift -= 4
+                }
+            }
+            out[at] = UInt8(ascii: "\""); at += 1
+            hex(inode); out[at] = UInt8(ascii: "-"); at += 1
+            hex(UInt64(size)); out[at] = UInt8(ascii: "-"); at += 1
+            hex(UInt64(ns)); out[at] = UInt8(ascii: "\""); at += 1
+            return at
+        }
     }
 
     /// Whole seconds, as HTTP dates carry them.
