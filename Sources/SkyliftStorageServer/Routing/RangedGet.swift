@@ -11,6 +11,7 @@ struct RangedGet: Sendable {
     let digests: DigestStore
 
     func respond(_ request: HTTPRequest, path: StoragePath) -> HTTPResponse {
+        if let (fd, stat) = FileTree.openServedFile(path) { return answer(request, path: path, fd: fd, stat: stat) }
         // Invisible entries (links out of the root, FIFOs, sockets, devices) are 404 like missing ones.
         guard let entry = FileTree.entry(path) else { return .text(404, "not found: \(path.relative)") }
         if entry.stat.isDirectory { return listing(entry, path) }
@@ -19,6 +20,11 @@ struct RangedGet: Sendable {
             return [.noSuchFile, .notDirectory, .tooManyLinks].contains(e.errno)
                 ? .text(404, "not found: \(path.relative)") : .text(403, "cannot read \(path.relative)")
         } catch { return .text(500, "cannot read \(path.relative)") }
+        return answer(request, path: path, fd: fd, stat: stat)
+    }
+
+    /// The answer from the open regular file `fd` (closed here, or handed to the response).
+    private func answer(_ request: HTTPRequest, path: StoragePath, fd: FileDescriptor, stat: FileStat) -> HTTPResponse {
         var headers = HTTPHeaders()
         headers.add("ETag", stat.etag)
         headers.add("Last-Modified", HTTPDate.format(min(stat.lastModified, Date())))
