@@ -78,6 +78,12 @@ struct PathResolver: Sendable {
         var segments: [String] = []
         for raw in parts {
             if raw.isEmpty { return .failure(.forbidden("empty path segment")) }
+            // Most segments hold no escape: checked as they are, with nothing decoded or copied.
+            if !raw.utf8.contains(UInt8(ascii: "%")) {
+                if let refusal = refusal(forDecoded: raw.utf8) { return .failure(refusal) }
+                segments.append(raw)
+                continue
+            }
             if let banned = Self.bannedEscape(in: raw) { return .failure(.forbidden("encoded '\(banned)' in path")) }
             guard let bytes = PercentEncoding.decode(raw.utf8) else { return .failure(.malformed("bad percent-escape in path")) }
             if let refusal = refusal(forDecoded: bytes) { return .failure(refusal) }
@@ -107,14 +113,16 @@ struct PathResolver: Sendable {
         return nil
     }
 
-    private func refusal(forDecoded bytes: [UInt8]) -> PathRefusal? {
+    private func refusal<Bytes: Collection<UInt8>>(forDecoded bytes: Bytes) -> PathRefusal? {
         if bytes.contains(0) { return .forbidden("NUL in path") }
         if bytes.contains(UInt8(ascii: "\\")) { return .forbidden("backslash in path") }
         if bytes.contains(UInt8(ascii: "/")) { return .forbidden("slash inside a path segment") }
-        if bytes == [46] || bytes == [46, 46] { return .forbidden("dot segment in path") }
-        if bytes.starts(with: Array(Self.hiddenPrefix.utf8)) { return .notFound }
+        if bytes.elementsEqual([46]) || bytes.elementsEqual([46, 46]) { return .forbidden("dot segment in path") }
+        if bytes.starts(with: Self.hiddenPrefixBytes) { return .notFound }
         return nil
     }
+
+    private static let hiddenPrefixBytes = Array(hiddenPrefix.utf8)
 
     /// True when `path`, walked from the root with links followed only while they stay inside it (see
     /// ``FileTree``), exists or is missing only from some folder on down: nothing on the way leads out.

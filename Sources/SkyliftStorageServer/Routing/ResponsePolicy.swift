@@ -21,8 +21,14 @@ struct ResponsePolicy: HTTPHandler {
 
     static func apply(_ response: HTTPResponse) -> HTTPResponse {
         var r = response
-        r.headers.set("X-Content-Type-Options", "nosniff")
-        if r.headers["Cache-Control"] == nil { r.headers.set("Cache-Control", "private, no-cache") }
+        // One pass over the fields for both names: this runs for every answer.
+        var hasNosniff = false, hasCacheControl = false
+        for field in r.headers.fields {
+            if HTTPHeaders.namesMatch(field.name, "X-Content-Type-Options") { hasNosniff = true }
+            if HTTPHeaders.namesMatch(field.name, "Cache-Control") { hasCacheControl = true }
+        }
+        if hasNosniff { r.headers.set("X-Content-Type-Options", "nosniff") } else { r.headers.add("X-Content-Type-Options", "nosniff") }
+        if !hasCacheControl { r.headers.add("Cache-Control", "private, no-cache") }
         return r
     }
 }
