@@ -1,5 +1,4 @@
 import SkyliftCore
-import Synchronization
 
 /// Answers only requests whose `Host` the `HostPolicy` admits, and hands the rest to `next`: 421 for a
 /// name that is not served (DNS rebinding), 400 for a missing, repeated or malformed `Host`.
@@ -10,7 +9,9 @@ public struct HostFilter: HTTPHandler {
     public let option: String
     /// `Host` values admitted before: checking one again would give the same answer, and the check (a parse of
     /// the name on characters) was a few percent of a small request's CPU.
-    private let admitted = AdmittedHosts()
+    private let admitted = BoundedMemo<String, Bool>(capacity: 64)
+    /// Longer values are checked every time.
+    private static let maxRememberedValue = 300
 
     public init(policy: HostPolicy, next: any HTTPHandler, option: String = "--allow-host") {
         self.policy = policy
@@ -20,10 +21,10 @@ public struct HostFilter: HTTPHandler {
 
     public func head(_ request: HTTPRequest) -> HTTPHeadDecision {
         let values = request.headers.values("Host")
-        if values.count == 1, admitted.contains(values[0]) { return next.head(request) }
+        if values.count == 1, admitted[values[0]] != nil { return next.head(request) }
         switch policy.check(values, version: request.version) {
         case .allowed:
-            if values.count == 1 { admitted.insert(values[0]) }
+            if values.count == 1, values[0].utf8.count <= Self.maxRememberedValue { admitted.remember(true, for: values[0]) }
             return next.head(request)
         case .missingOrRepeated:
             return .respond(.text(400, "a request needs exactly one Host header"))
@@ -37,20 +38,3 @@ public struct HostFilter: HTTPHandler {
     }
 }
 
-/// A small set of admitted `Host` values; past its bound it starts over, so a client sending endless distinct
-/// names costs a check each, never memory.
-final class AdmittedHosts: Sendable {
-    static let capacity = 64
-    static let maxValueBytes = 300
-    private let values = Mutex<Set<String>>([])
-
-    func contains(_ value: String) -> Bool { values.withLock { $0.contains(value) } }
-
-    func insert(_ value: String) {
-        guard value.utf8.count <= Self.maxValueBytes else { return }
-        values.withLock { set in
-            if set.count >= Self.capacity { set.removeAll(keepingCapacity: true) }
-            set.insert(value)
-        }
-    }
-}

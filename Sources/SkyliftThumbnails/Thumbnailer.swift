@@ -1,4 +1,5 @@
 import Foundation
+import SkyliftCore
 import SkyliftHashing
 import SkyliftSystem
 import Synchronization
@@ -19,7 +20,7 @@ public final class Thumbnailer: Sendable {
     private let flights = Mutex<[String: Flight]>([:])
     /// Entries whose file did not decode (or was too large): asked again, they are refused without decoding.
     /// A changed file has another key. Emptied past ``maxRemembered``.
-    private let refused = Mutex<[String: ThumbnailError]>([:])
+    private let refused = BoundedMemo<String, ThumbnailError>(capacity: maxRemembered)
     static let maxRemembered = 10_000
     private let counts = Mutex(ThumbnailCounters())
 
@@ -52,7 +53,7 @@ public final class Thumbnailer: Sendable {
             counts.withLock { $0.cacheHits += 1 }
             return .success(Thumbnail(jpeg: bytes, tag: tag))
         }
-        if let error = refused.withLock({ $0[name] }) { return .failure(error) }
+        if let error = refused[name] { return .failure(error) }
         let (flight, first) = flights.withLock { table -> (Flight, Bool) in
             if let existing = table[name] { return (existing, false) }
             let made = Flight()
@@ -102,10 +103,7 @@ public final class Thumbnailer: Sendable {
     private func remember(_ error: ThumbnailError, for name: String) {
         switch error {
         case .undecodable, .tooLarge:
-            refused.withLock { table in
-                if table.count >= Self.maxRemembered { table.removeAll(keepingCapacity: true) }
-                table[name] = error
-            }
+            refused.remember(error, for: name)
         case .noVideoDecoder, .timedOut, .unavailable: break
         }
     }

@@ -8,7 +8,7 @@ struct RecentRecordsTests {
     }
 
     @Test func aFoundRecordStaysAndAnAbsentOneIsBelievedForTwoSeconds() {
-        var recent = RecentRecords()
+        let recent = RecentRecords()
         let file = stat(inode: 7)
         let record = DigestRecord(sha256: [UInt8](repeating: 1, count: 32), sha1: nil, md5: nil, size: 3, mtime: file.mtime, inode: 7)
         #expect(recent.lookup(.init(file), now: 0) == nil, "nothing read yet")
@@ -23,7 +23,7 @@ struct RecentRecordsTests {
     }
 
     @Test func anotherVersionOrAnotherFileSystemIsAnotherEntry() {
-        var recent = RecentRecords()
+        let recent = RecentRecords()
         let file = stat(inode: 7)
         recent.remember(nil, for: .init(file), now: 0)
         #expect(recent.lookup(.init(stat(inode: 7, size: 4)), now: 0) == nil, "resized")

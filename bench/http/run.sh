@@ -18,6 +18,7 @@
 # Needs (installed here): nginx, wrk, apache2-utils (ab), curl, python3 with wsgidav + cheroot.
 set -euo pipefail
 . "$(dirname "$0")/../quiet.sh"
+. "$(dirname "$0")/nginx.sh"
 quiet_begin
 cd "$(dirname "$0")/../.."
 ROUNDS=${ROUNDS:-3}
@@ -51,7 +52,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 wait_port() { for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$1/" && return 0; sleep 0.1; done; echo "nothing listens on $1" >&2; exit 1; }
 median() { python3 -c 'import sys, statistics; m = statistics.median(float(x) for x in sys.argv[1:]); print(f"{m:.0f}" if m >= 100 else f"{m:.2f}")' "$@"; }
 ratio() { python3 -c "print(f'{$1 / $2:.2f}')"; }
@@ -66,28 +66,8 @@ for i in $(seq 31); do head -c 1048576 /dev/urandom > "$WORK/www/ttfb/$i.bin"; d
 chmod -R a+rwX "$WORK"
 
 NGINX_PORT=$(free_port)
-cat > "$WORK/nginx/nginx.conf" <<CONF
-$( [ "$(id -u)" = 0 ] && echo "user root;" )
-worker_processes auto;
-worker_rlimit_nofile 65536;
-pid $WORK/nginx/nginx.pid;
-error_log $WORK/nginx/logs/error.log warn;
-events { worker_connections 16384; }
-http {
-    log_format conn '\$connection \$http_user_agent \$status \$bytes_sent';
-    access_log off;
-    sendfile on;
-    tcp_nopush on;
-    keepalive_requests 1000000;
-    client_body_temp_path $WORK/nginx/tmp;
-    server {
-        listen 127.0.0.1:$NGINX_PORT backlog=4096;
-        root $WORK/www;
-        location /ttfb/ { access_log $WORK/nginx/logs/ttfb.log conn; }
-    }
-}
-CONF
-nginx -c "$WORK/nginx/nginx.conf" -p "$WORK/nginx" -g 'daemon on;'
+nginx_start "$NGINX_PORT" "log_format conn '\$connection \$http_user_agent \$status \$bytes_sent';" \
+    "location /ttfb/ { access_log $WORK/nginx/logs/ttfb.log conn; }"
 NGINX="http://127.0.0.1:$NGINX_PORT"
 
 SKY_PORT=$(free_port)

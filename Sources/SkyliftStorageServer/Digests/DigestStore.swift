@@ -20,7 +20,7 @@ final class DigestStore: Sendable {
     /// The algorithms kept besides SHA-256 (which always is).
     let algorithms: Set<DigestAlgorithm>
     private let unsupported = Atomic<Bool>(false)
-    private let recent = Mutex(RecentRecords())
+    private let recent = RecentRecords()
 
     init(algorithms: Set<DigestAlgorithm>) {
         self.algorithms = algorithms.union([.sha256])
@@ -60,10 +60,6 @@ final class DigestStore: Sendable {
     func save(_ record: DigestRecord, fd: FileDescriptor, path: String) -> Bool {
         do {
             try fd.setAttribute(Self.attribute, record.encoded, path: path)
-            if let status = try? fd.status(path: path) {
-                let version = RecentRecords.Version(FileStat(status)), now = DispatchTime.now().uptimeNanoseconds
-                recent.withLock { $0.remember(record, for: version, now: now) }
-            }
             return true
         } catch {
             if error.errno?.isUnsupported == true { unsupported.store(true, ordering: .relaxed) }
@@ -76,10 +72,10 @@ final class DigestStore: Sendable {
     /// Remembered per file version (``RecentRecords``).
     func load(fd: FileDescriptor, stat: FileStat) -> DigestRecord? {
         let version = RecentRecords.Version(stat), now = DispatchTime.now().uptimeNanoseconds
-        if let known = recent.withLock({ $0.lookup(version, now: now) }) { return known }
+        if let known = recent.lookup(version, now: now) { return known }
         let bytes = try? fd.attribute(Self.attribute, limit: DigestRecord.maxEncodedBytes, path: "")
         let record = bytes.flatMap(DigestRecord.init(encoded:)).flatMap { $0.describes(stat) ? $0 : nil }
-        recent.withLock { $0.remember(record, for: version, now: now) }
+        recent.remember(record, for: version, now: now)
         return record
     }
 

@@ -1,7 +1,7 @@
 import Foundation
+import SkyliftCore
 import SkyliftSystem
 import SkyliftThumbnails
-import Synchronization
 
 /// The capture dates of photos already read, so paging through a timeline reads each file's header once.
 /// Keyed by path, inode, size and modification time: a changed or replaced file is read again. Bounded: past
@@ -17,21 +17,18 @@ final class TakenDates: Sendable {
     }
 
     /// nil inside: the file was read and has no usable EXIF date.
-    private let known = Mutex<[Key: Date?]>([:])
+    private let known = BoundedMemo<Key, Date?>(capacity: maxEntries)
 
     /// The EXIF capture date of the image `path` (stat `stat`), else nil; `open` opens it when it must be read.
     func date(path: String, stat: FileStat, using maker: Thumbnailer, open: () -> FileDescriptor?) -> Date? {
         let key = Key(path: path, inode: stat.inode, size: stat.size, mtime: stat.mtime)
-        if let hit = known.withLock({ $0[key] }) { return hit }
+        if let hit = known[key] { return hit }
         var found: Date?
         if let fd = open() {
             found = maker.takenDate(of: fd)
             fd.close()
         }
-        known.withLock { table in
-            if table.count >= Self.maxEntries { table.removeAll(keepingCapacity: true) }
-            table[key] = .some(found)
-        }
+        known.remember(found, for: key)
         return found
     }
 }

@@ -16,6 +16,8 @@
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=../../quiet.sh
 . "$(dirname "$0")/../../quiet.sh"
+# shellcheck source=../nginx.sh
+. "$(dirname "$0")/../nginx.sh"
 quiet_begin
 cd "$(dirname "$0")/../../.."
 ROUNDS=${ROUNDS:-1}
@@ -43,7 +45,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 wait_port() { # port name
     for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$1/" && return 0; sleep 0.1; done
     echo "$(basename "$0"): $2 does not listen on 127.0.0.1:$1" >&2; exit 1
@@ -69,26 +70,7 @@ swift build -c release --package-path "$HERE/core-fixed" --scratch-path .build/b
 CORE_FIXED="$(swift build -c release --package-path "$HERE/core-fixed" --scratch-path .build/bench-core-fixed --show-bin-path)/core-fixed"
 
 NGINX_PORT=$(free_port)
-cat > "$WORK/nginx/nginx.conf" <<CONF
-$( [ "$(id -u)" = 0 ] && echo "user root;" )
-worker_processes auto;
-worker_rlimit_nofile 65536;
-pid $WORK/nginx/nginx.pid;
-error_log $WORK/nginx/logs/error.log warn;
-events { worker_connections 16384; }
-http {
-    access_log off;
-    sendfile on;
-    tcp_nopush on;
-    keepalive_requests 1000000;
-    client_body_temp_path $WORK/nginx/tmp;
-    server {
-        listen 127.0.0.1:$NGINX_PORT backlog=4096;
-        root $WORK/www;
-    }
-}
-CONF
-nginx -c "$WORK/nginx/nginx.conf" -p "$WORK/nginx" -g 'daemon on;'
+nginx_start "$NGINX_PORT"
 
 H2O_PORT=$(free_port)
 "$WORK/bin/h2o-static" "$WORK/www" "$H2O_PORT" "$THREADS" &

@@ -1,0 +1,28 @@
+import Synchronization
+
+/// Answers worked out before, by key, for any thread: a request path's origin URL, a file version's digest record,
+/// a photo's capture date. Bounded by a count: a new key past ``capacity`` empties the table first, so its memory
+/// stays bounded whatever keys arrive, at the cost of working out again the answers still in use.
+public final class BoundedMemo<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    /// Keys held at most.
+    public let capacity: Int
+    private let table = Mutex<[Key: Value]>([:])
+
+    public init(capacity: Int) {
+        self.capacity = max(1, capacity)
+    }
+
+    /// The answer remembered for `key`, or nil.
+    public subscript(_ key: Key) -> Value? { table.withLock { $0[key] } }
+
+    /// Remembers `value` for `key`, replacing an older answer.
+    public func remember(_ value: Value, for key: Key) {
+        table.withLock { all in
+            if all.count >= capacity, all[key] == nil { all.removeAll(keepingCapacity: true) }
+            all[key] = value
+        }
+    }
+
+    /// Forgets `key`'s answer.
+    public func forget(_ key: Key) { _ = table.withLock { $0.removeValue(forKey: key) } }
+}
