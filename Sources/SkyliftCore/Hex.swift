@@ -17,13 +17,22 @@ public enum Hex {
 
     /// Two hex digits a byte, lower-case unless `uppercase`.
     public static func string<Bytes: Sequence>(_ bytes: Bytes, uppercase: Bool = false) -> String where Bytes.Element == UInt8 {
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.underestimatedCount * 2)
-        for b in bytes {
-            out.append(digit(b >> 4, uppercase: uppercase))
-            out.append(digit(b & 0xF, uppercase: uppercase))
+        // Digests and validators are contiguous: written straight into the string's storage, with no
+        // per-byte iterator (this runs for every ETag and thumbnail tag).
+        if let made = bytes.withContiguousStorageIfAvailable({ string(contiguous: $0, uppercase: uppercase) }) { return made }
+        return Array(bytes).withUnsafeBufferPointer { string(contiguous: $0, uppercase: uppercase) }
+    }
+
+    private static func string(contiguous bytes: UnsafeBufferPointer<UInt8>, uppercase: Bool) -> String {
+        String(unsafeUninitializedCapacity: bytes.count * 2) { out in
+            var at = 0
+            for b in bytes {
+                out[at] = digit(b >> 4, uppercase: uppercase)
+                out[at + 1] = digit(b & 0xF, uppercase: uppercase)
+                at += 2
+            }
+            return at
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// The bytes an even-length string of hex digits spells, or nil when it is not one.

@@ -8,10 +8,12 @@ import Synchronization
 /// cache, and a file a power cut left short is caught on read (a JPEG ends with its EOI marker) and made again.
 /// The index (names, sizes, last use) lives in memory; at start it is read from the folder, oldest first by
 /// modification time, and temp files of an earlier run are removed. When the total passes the limit, the
-/// least recently used entries are removed until it is under 90% of it.
+/// least recently used entries are removed until it is under 90% of it. The most recently used entries are
+/// also kept in memory (``HotThumbnails``), up to `memoryLimit` bytes.
 final class ThumbnailCache: Sendable {
     let folder: String
     let limit: Int64
+    private let hot: HotThumbnails
 
     /// Largest thumbnail file read back (a 512-pixel JPEG is far smaller).
     static let maxEntryBytes = 4 << 20
@@ -32,9 +34,10 @@ final class ThumbnailCache: Sendable {
     private let state = Mutex(State())
 
     /// Opens (creating, 0700) the cache in `folder` and reads its index.
-    init(folder: String, limit: Int64) throws(FileError) {
+    init(folder: String, limit: Int64, memoryLimit: Int = 0) throws(FileError) {
         self.folder = folder
         self.limit = limit
+        hot = HotThumbnails(limit: memoryLimit)
         try PrivateFiles.createDirectory(folder)
         let dir = try FileDescriptor.open(folder, .readOnly, options: [.directory])
         defer { dir.close() }
@@ -60,6 +63,9 @@ final class ThumbnailCache: Sendable {
     /// Bytes held now.
     var totalBytes: Int64 { state.withLock { $0.total } }
 
+    /// Bytes of entries also held in memory now.
+    var memoryBytes: Int { hot.totalBytes }
+
     /// Entries held now.
     var count: Int { state.withLock { $0.entries.count } }
 
@@ -71,12 +77,14 @@ final class ThumbnailCache: Sendable {
             s.entries[name]?.lastUse = s.clock
             return true
         }) else { return nil }
+        if let bytes = hot.get(name) { return bytes }
         let path = folder + "/" + name
         guard let bytes = Self.readWhole(path), Self.isWholeJPEG(bytes) else {
             forget(name)
             Directory.remove(path)
             return nil
         }
+        hot.put(name, bytes)
         return bytes
     }
 
@@ -100,6 +108,7 @@ final class ThumbnailCache: Sendable {
             s.entries[name] = Entry(bytes: Int64(bytes.count), lastUse: s.clock)
             s.total += Int64(bytes.count)
         }
+        hot.put(name, bytes)
         evictIfNeeded()
     }
 
@@ -107,6 +116,7 @@ final class ThumbnailCache: Sendable {
         state.withLock { s in
             if let old = s.entries.removeValue(forKey: name) { s.total -= old.bytes }
         }
+        hot.remove(name)
     }
 
     /// Removes least recently used entries until the total is under 90% of the limit. The names are taken out of
@@ -124,7 +134,10 @@ final class ThumbnailCache: Sendable {
             }
             return out
         }
-        for name in victims { Directory.remove(folder + "/" + name) }
+        for name in victims {
+            hot.remove(name)
+            Directory.remove(folder + "/" + name)
+        }
     }
 
     private static func readWhole(_ path: String) -> [UInt8]? {

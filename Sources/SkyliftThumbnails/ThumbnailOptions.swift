@@ -7,6 +7,9 @@ public struct ThumbnailOptions: Sendable {
     public var cacheFolder: String
     /// Most bytes of thumbnails kept; the least recently used go first past it. Default 512 MiB.
     public var cacheBytes: Int64 = 512 << 20
+    /// Most bytes of the most recently used thumbnails also kept in memory, so a gallery's screenful is answered
+    /// without reading the disk cache. Default 16 MiB (a thousand or more 256-pixel thumbnails); 0 keeps none.
+    public var memoryBytes: Int = 16 << 20
     /// Thumbnails made at once (the `skylift-thumbs` executor's threads); more requests wait their turn.
     /// Default: the number of cores, at least 2 and at most 8.
     public var threads: Int = min(8, max(2, ProcessInfo.processInfo.activeProcessorCount))

@@ -29,7 +29,7 @@ public final class Thumbnailer: Sendable {
     /// 20 MiB resident once started); a libvips that cannot start fails each thumbnail with `unavailable`.
     public init(options: ThumbnailOptions) throws(ThumbnailError) {
         self.options = options
-        do { cache = try ThumbnailCache(folder: options.cacheFolder, limit: options.cacheBytes) } catch {
+        do { cache = try ThumbnailCache(folder: options.cacheFolder, limit: options.cacheBytes, memoryLimit: options.memoryBytes) } catch {
             throw .unavailable(reason: "cannot open the thumbnail cache: \(error)")
         }
         executor = BlockingExecutor(name: "skylift-thumbs", threads: max(1, options.threads))
@@ -42,6 +42,9 @@ public final class Thumbnailer: Sendable {
 
     /// Bytes in the disk cache now.
     public var cachedBytes: Int64 { cache.totalBytes }
+
+    /// Bytes of cached thumbnails also held in memory now (at most ``ThumbnailOptions/memoryBytes``).
+    public var memoryBytes: Int { cache.memoryBytes }
 
     /// The thumbnail of the open file `file`, whose content `key` names (its SHA-256, or anything else that
     /// changes whenever the content does). From the cache when there; otherwise made on the executor while
@@ -71,6 +74,15 @@ public final class Thumbnailer: Sendable {
             flight.finish(result)
         }
         return flight.wait()
+    }
+
+    /// The thumbnail named `tag` (see ``tag(key:size:)``) when the cache holds it; nil otherwise. Never decodes
+    /// or waits on the executor: for answering on an event loop, which hands anything else to
+    /// ``thumbnail(of:kind:key:size:)``.
+    public func cached(tag: String) -> Thumbnail? {
+        guard let bytes = cache.read(tag + ThumbnailCache.suffix) else { return nil }
+        counts.withLock { $0.cacheHits += 1 }
+        return Thumbnail(jpeg: bytes, tag: tag)
     }
 
     /// Runs on the executor: the cache is asked again first (a flight that ended just before this one began

@@ -63,6 +63,12 @@ import Testing
         #expect(Hex.bytes("abc") == nil)
         #expect(Hex.bytes("zz") == nil)
         #expect(Hex.value(of: UInt8(ascii: "g")) == nil)
+        // Contiguous bytes, a lazy sequence and nothing at all: the same digits either way.
+        let bytes: [UInt8] = [0x00, 0x0f, 0xa5, 0xff]
+        #expect(Hex.string(bytes) == "000fa5ff" && Hex.string(bytes[1...]) == "0fa5ff")
+        #expect(Hex.string(bytes.lazy.map { $0 }, uppercase: true) == "000FA5FF")
+        #expect(Hex.string([UInt8]()) == "")
+        #expect(Hex.bytes(Hex.string(bytes)) == bytes)
     }
 
     @Test func retryDelaysGrowAndStayBounded() {

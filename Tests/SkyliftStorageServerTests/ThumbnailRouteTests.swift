@@ -73,6 +73,34 @@ import TestProbes
         #expect(size.width == 64 && size.height == 128, "\(size)")
     }
 
+    /// A cached thumbnail is answered without making it again, and the path rules hold on that quick path too:
+    /// a link inside the root is followed, a link out of it is not, whatever the cache holds.
+    @Test func aCachedThumbnailKeepsThePathRules() throws {
+        try picture("real/p.jpg", width: 400, height: 300)
+        let outside = server.scratch.appendingPathComponent("outside.jpg")
+        try TestMedia.still(outside, width: 400, height: 300)
+        try FileManager.default.createSymbolicLink(atPath: server.file("inside.jpg").path, withDestinationPath: "real/p.jpg")
+        try FileManager.default.createSymbolicLink(atPath: server.file("out.jpg").path, withDestinationPath: outside.path)
+        try FileManager.default.createSymbolicLink(atPath: server.file("linked").path, withDestinationPath: "real")
+        let first = try thumb("/dav/real/p.jpg?thumb=128")
+        #expect(first.status == 200, "\(first.text)")
+        let cache = server.file(".skylift-thumbs")
+        let entries = try FileManager.default.contentsOfDirectory(atPath: cache.path)
+        #expect(entries.count == 1, "\(entries)")
+        let modified = try FileManager.default.attributesOfItem(atPath: cache.appendingPathComponent(entries[0]).path)[.modificationDate] as? Date
+        for path in ["/dav/real/p.jpg?thumb=128", "/dav/inside.jpg?thumb=128", "/dav/linked/p.jpg?thumb=128"] {
+            let again = try thumb(path)
+            #expect(again.status == 200 && again.body == first.body && again.header("etag") == first.header("etag"), "\(path): \(again.status)")
+            #expect(again.header("x-content-type-options") == "nosniff", "\(path)")
+        }
+        #expect(try thumb("/dav/out.jpg?thumb=128").status == 404)
+        #expect(try Curl.run([server.url("/dav/real/p.jpg?thumb=128")], authenticated: false).status == 401)
+        #expect(try thumb("/dav/real/p.jpg?thumb=64").status == 400)
+        // Answered from the entry already there: no second thumbnail made, the first not written again.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: cache.path).count == 1)
+        #expect(try FileManager.default.attributesOfItem(atPath: cache.appendingPathComponent(entries[0]).path)[.modificationDate] as? Date == modified)
+    }
+
     private func tallJPEG() throws -> URL {
         let url = server.scratch.appendingPathComponent("tall.jpg")
         try TestMedia.still(url, width: 150, height: 300, color: "blue")

@@ -70,6 +70,31 @@ import TestProbes
         #expect(sizes.allSatisfy { $0 > 0 })
     }
 
+    @Test func recentThumbnailsAreKeptInMemoryWithinTheirLimit() throws {
+        var o = options()
+        o.memoryBytes = 16_000
+        let maker = try Thumbnailer(options: o)
+        let urls = try pictures(8)
+        var made: [Thumbnail] = []
+        for (i, url) in urls.enumerated() { made.append(try ask(maker, url, key: "k\(i)").get()) }
+        #expect(maker.memoryBytes > 0 && maker.memoryBytes <= 16_000, "\(maker.memoryBytes) bytes in memory")
+        // The newest is answered from memory even with its file gone from the disk cache.
+        try FileManager.default.removeItem(atPath: o.cacheFolder + "/" + made[7].tag + ".jpg")
+        #expect(maker.cached(tag: made[7].tag)?.jpeg == made[7].jpeg)
+        #expect(maker.cached(tag: maker.tag(key: "k7", size: .large)) == nil)
+    }
+
+    @Test func aThumbnailLeavesMemoryWithItsDiskEntry() throws {
+        var o = options()
+        o.cacheBytes = 2500
+        let maker = try Thumbnailer(options: o)
+        let urls = try pictures(8)
+        for (i, url) in urls.enumerated() { _ = try ask(maker, url, key: "k\(i)").get() }
+        #expect(maker.cached(tag: maker.tag(key: "k0", size: .small)) == nil, "evicted from disk, so gone from memory too")
+        #expect(maker.cached(tag: maker.tag(key: "k7", size: .small)) != nil)
+        #expect(maker.memoryBytes <= Int(maker.cachedBytes))
+    }
+
     @Test func oneThumbnailAskedByManyAtOnceIsMadeOnce() throws {
         let url = try pictures(1)[0]
         let maker = try Thumbnailer(options: options())

@@ -11,6 +11,14 @@ struct MediaViews: Sendable {
     let maker: Thumbnailer?
     let digests: DigestStore
     let dates = TakenDates()
+    /// The tag of each file version's thumbnail at each size, as worked out last: a gallery asks for the same
+    /// ones again and again, and working one out reads the digest record and hashes the key.
+    private let tags = BoundedMemo<TagKey, String>(capacity: 10_000)
+
+    private struct TagKey: Hashable {
+        let version: RecentRecords.Version
+        let pixels: Int
+    }
 
     /// Thumbnails never change under one URL: the app adds the file's ETag (`&v=`) so a changed file gets a new one.
     static let cacheControl = "private, max-age=31536000, immutable"
@@ -33,31 +41,67 @@ struct MediaViews: Sendable {
         return thumbnail(request, maker, entry, path, kind, size)
     }
 
+    /// True for `GET|HEAD …?thumb=…`: the one view that may be answered on the event loop (see ``cachedThumbnail(_:path:)``).
+    static func asksForThumbnail(_ request: HTTPRequest) -> Bool {
+        (request.method == "GET" || request.method == "HEAD") && request.query?.hasPrefix("thumb=") == true
+    }
+
+    /// The answer to `?thumb=` when it needs nothing made: the thumbnail is in the disk cache, or the client's
+    /// copy is current (304). Opens the file the way a plain GET does (``FileTree/openServedFile(_:)``) and reads
+    /// one small cache file, so it runs on the event loop like a small static file. Nil for anything else (a
+    /// thumbnail to make, a link or folder on the way, a malformed query), which ``respond(_:path:scope:)``
+    /// then answers on a work thread.
+    func cachedThumbnail(_ request: HTTPRequest, path: StoragePath) -> HTTPResponse? {
+        guard let maker, let raw = request.query, let query = ViewQuery(raw),
+              let size = query.value("thumb").flatMap({ ThumbnailSize(text: Substring($0)) }),
+              MediaKind(name: path.name) != nil, let (fd, stat) = FileTree.openServedFile(path) else { return nil }
+        defer { fd.close() }
+        let known = TagKey(version: RecentRecords.Version(stat), pixels: size.pixels)
+        let tag: String
+        if let remembered = tags[known] {
+            tag = remembered
+        } else {
+            tag = maker.tag(key: contentKey(fd, stat), size: size)
+            tags.remember(tag, for: known)
+        }
+        let etag = "\"t\(tag)\""
+        if let current = Self.notModified(request, etag: etag) { return current }
+        return maker.cached(tag: tag).map { Self.answer($0, etag: etag) }
+    }
+
     private func thumbnail(_ request: HTTPRequest, _ maker: Thumbnailer, _ entry: FileTree.Entry, _ path: StoragePath,
                            _ kind: MediaKind, _ size: ThumbnailSize) -> HTTPResponse {
         guard let fd = try? entry.target.openFile() else { return .text(404, "not found: \(path.relative)") }
         defer { fd.close() }
         guard let status = try? fd.status(path: ""), status.isRegular else { return .text(404, "not found: \(path.relative)") }
-        let key = contentKey(fd, status)
+        let key = contentKey(fd, FileStat(status))
         let etag = "\"t\(maker.tag(key: key, size: size))\""
-        // Weak comparison, `*` matching any (RFC 9110 §13.1.2): the browser revalidating its copy gets no body.
-        if let match = request.headers["If-None-Match"], EntityTag.parseList(match)?.contains(where: { EntityTag.weakMatch($0, etag) }) ?? true {
-            return HTTPResponse(status: 304, headers: ["ETag": etag, "Cache-Control": Self.cacheControl])
-        }
+        if let current = Self.notModified(request, etag: etag) { return current }
         switch maker.thumbnail(of: fd, kind: kind, key: key, size: size) {
         case let .success(thumb):
-            return HTTPResponse(status: 200, headers: ["Content-Type": "image/jpeg", "ETag": etag, "Cache-Control": Self.cacheControl],
-                                body: .bytes(thumb.jpeg))
+            return Self.answer(thumb, etag: etag)
         case let .failure(error):
             return .text(Self.status(of: error), "no thumbnail of \(path.relative): \(error)", headers: ["Cache-Control": "no-store"])
         }
     }
 
+    /// The 304 for a client whose copy is current. Weak comparison, `*` matching any (RFC 9110 §13.1.2).
+    private static func notModified(_ request: HTTPRequest, etag: String) -> HTTPResponse? {
+        guard let match = request.headers["If-None-Match"],
+              EntityTag.parseList(match)?.contains(where: { EntityTag.weakMatch($0, etag) }) ?? true else { return nil }
+        return HTTPResponse(status: 304, headers: ["ETag": etag, "Cache-Control": cacheControl])
+    }
+
+    private static func answer(_ thumb: Thumbnail, etag: String) -> HTTPResponse {
+        HTTPResponse(status: 200, headers: ["Content-Type": "image/jpeg", "ETag": etag, "Cache-Control": cacheControl],
+                     body: .bytes(thumb.jpeg))
+    }
+
     /// The file's SHA-256 when its digest record still describes it (the same content anywhere shares its
     /// thumbnails, and a copy needs none made); else its identity on disk, which changes with every write.
-    private func contentKey(_ fd: FileDescriptor, _ status: FileStatus) -> String {
-        if let record = digests.load(fd: fd, stat: FileStat(status)) { return "sha256:" + record.sha256.hexString }
-        return "file:\(status.device):\(status.inode):\(status.size):\(status.modifiedSeconds).\(status.modifiedNanoseconds)"
+    private func contentKey(_ fd: FileDescriptor, _ stat: FileStat) -> String {
+        if let record = digests.load(fd: fd, stat: stat) { return "sha256:" + record.sha256.hexString }
+        return "file:\(stat.device):\(stat.inode):\(stat.size):\(stat.mtime.seconds).\(stat.mtime.nanoseconds)"
     }
 
     static func status(of error: ThumbnailError) -> Int {

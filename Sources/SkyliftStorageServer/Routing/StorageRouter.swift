@@ -27,7 +27,10 @@ final class StorageRouter: HTTPHandler {
     }
 
     func head(_ request: HTTPRequest) -> HTTPHeadDecision {
-        Self.answersOnLoop(request) ? route(request) : .offload { self.route(request) }
+        if Self.answersOnLoop(request) { return route(request) }
+        // A gallery's thumbnails are mostly cached: those are answered here like small files, the rest offloaded.
+        if MediaViews.asksForThumbnail(request) && request.path.hasPrefix("/dav/") { return route(request, thumbnailOnLoop: true) }
+        return .offload { self.route(request) }
     }
 
     /// Requests answered from memory or with one quick look at local disk (open, stat, a small attribute) run on
@@ -41,7 +44,9 @@ final class StorageRouter: HTTPHandler {
         }
     }
 
-    private func route(_ request: HTTPRequest) -> HTTPHeadDecision {
+    /// `thumbnailOnLoop`: running on the event loop for a `?thumb=` request, which is answered only when the
+    /// thumbnail needs nothing made and is otherwise routed again on a work thread.
+    private func route(_ request: HTTPRequest, thumbnailOnLoop: Bool = false) -> HTTPHeadDecision {
         if let answer = web.handle(request) { return answer }
         // A share link is its own credential and reaches only what it names (see StorageRouter+Shares).
         if request.path.hasPrefix("/s/") { return .respond(shared(request)) }
@@ -53,7 +58,7 @@ final class StorageRouter: HTTPHandler {
         if request.method == "OPTIONS" && (path == "*" || path == "/") { return .respond(options()) }
         let target: StoragePath
         // A plain GET or HEAD reaches its path only through FileTree.entry, which applies the link rule itself.
-        let plainRead = (request.method == "GET" || request.method == "HEAD") && request.query == nil
+        let plainRead = (request.method == "GET" || request.method == "HEAD") && (request.query == nil || thumbnailOnLoop)
         switch store.resolver.resolve(rawPath: path, walking: !plainRead) {
         case let .success(p): target = p
         case let .failure(refusal): return .respond(.text(refusal.status, refusal.message))
@@ -61,6 +66,10 @@ final class StorageRouter: HTTPHandler {
         switch request.method {
         case "OPTIONS": return .respond(options())
         case "GET", "HEAD":
+            if thumbnailOnLoop {
+                guard let cached = media.cachedThumbnail(request, path: target) else { return .offload { self.route(request) } }
+                return .respond(Self.confined(cached))
+            }
             let view = media.respond(request, path: target) ?? FolderViews.respond(request, path: target)
             return .respond(Self.confined(view ?? get.respond(request, path: target)))
         case "POST": return tus.create(request, folder: target)
