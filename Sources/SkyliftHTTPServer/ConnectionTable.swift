@@ -113,6 +113,8 @@ final class ConnectionTable: Sendable {
     var refused: Int { refusedCount.load(ordering: .relaxed) }
     /// Connections counted against the limits now.
     var open: Int { table.withLock { $0.slots.count } }
+    /// Counted connections with a request in progress now (the rest wait for a head and may be closed for room).
+    var busy: Int { table.withLock { t in t.slots.values.reduce(0) { $0 + ($1.current == .busy ? 1 : 0) } } }
 
     /// Counts a new connection, closing an older idle one when a limit is reached.
     func opened(fd: Int32, address: PeerAddress) -> ConnectionSlot {

@@ -89,6 +89,9 @@ public final class HTTPServer: Sendable {
     /// Connections open and counted against the caps now.
     public var connectionsOpen: Int { connections.open }
 
+    /// Open connections with a request in progress now: at the caps, only these are never closed for room.
+    public var connectionsBusy: Int { connections.busy }
+
     /// Connections closed by the server to admit newer ones or past the head deadline, since start.
     public var connectionsClosedForRoom: Int { connections.closedToMakeRoom }
 

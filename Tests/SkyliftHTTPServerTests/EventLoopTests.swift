@@ -108,7 +108,9 @@ private final class Released: Sendable { let flag = Atomic<Bool>(false) }
         let server = HTTPServer(configuration: .init(loops: 1), handler: handler)
         try server.start()
         let slow = CurlRun(["-m", "30", "\(server.baseURL)/slow"])
-        for _ in 0..<200 where handler.slowStarted.load(ordering: .relaxed) < 1 { try await Task.sleep(for: .milliseconds(20)) }
+        // A loaded machine may take seconds to start curl: the work must be under way before stop() is asked.
+        for _ in 0..<1500 where handler.slowStarted.load(ordering: .relaxed) < 1 { try await Task.sleep(for: .milliseconds(20)) }
+        try #require(handler.slowStarted.load(ordering: .relaxed) >= 1, "the slow request never reached the handler")
         let released = Released()
         DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) {
             released.flag.store(true, ordering: .releasing)

@@ -117,7 +117,10 @@ import Testing
         let put = "PUT /dav/y HTTP/1.1\r\nHost: localhost\r\nContent-Length: 10\r\n\r\n12345"
         try held[1].send(put)
         try third.send(put)
-        Thread.sleep(forTimeInterval: 0.3)
+        // Until the server has read both heads they still look idle, and the next one would close one of them.
+        let deadline = Date().addingTimeInterval(30)
+        while server.connectionsBusy < 2 && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        try #require(server.connectionsBusy == 2, "the server read \(server.connectionsBusy) of the two PUT heads")
         let extra = try RawConnection(port: server.port)
         try extra.send(request)
         let busy = try extra.response()

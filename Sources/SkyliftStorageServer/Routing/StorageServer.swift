@@ -59,6 +59,9 @@ public final class StorageServer: Sendable {
     /// TCP connections accepted since start (clients that keep connections open make few).
     public var connectionsAccepted: Int { http.connectionsAccepted }
 
+    /// Open connections with a request in progress now (see ``HTTPServer/connectionsBusy``).
+    public var connectionsBusy: Int { http.connectionsBusy }
+
     /// `http://host:port` of the running server.
     public var baseURL: String { http.baseURL }
 }
