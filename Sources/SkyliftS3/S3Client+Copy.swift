@@ -13,15 +13,18 @@ extension S3Client {
     ///
     /// The copy keeps the source's metadata and content type, except for a copy made of parts, which has
     /// `contentType` (else the source's) and no metadata. With `metadata` given, the copy has exactly that
-    /// metadata and `contentType` whichever way it is made.
+    /// metadata and `contentType` whichever way it is made. With `sourceIfMatch`, only while the source has that
+    /// ETag (else status 412), so a source written again meanwhile is not copied.
     @discardableResult
     public func copyObject(bucket: String, from sourceKey: String, to key: String, size: Int64,
                            singleCopyLimit: Int64 = S3Client.singleCopyLimit, partSize: Int64 = 512 << 20,
-                           metadata: [String: String]? = nil, contentType: String? = nil) async throws -> String {
+                           metadata: [String: String]? = nil, contentType: String? = nil,
+                           sourceIfMatch: String? = nil) async throws -> String {
         let source = "/" + S3Signer.encode(bucket, keepSlash: false) + "/" + S3Signer.encode(sourceKey, keepSlash: true)
         guard size > singleCopyLimit else {
             var call = Call(method: "PUT", bucket: bucket, key: key)
             call.headers.set("x-amz-copy-source", source)
+            if let sourceIfMatch { call.headers.set("x-amz-copy-source-if-match", sourceIfMatch) }
             if let metadata {
                 call.headers.set("x-amz-metadata-directive", "REPLACE")
                 Self.attach(metadata: metadata, to: &call)
@@ -46,7 +49,7 @@ extension S3Client {
                 call.headers.set("x-amz-copy-source", source)
                 call.headers.set("x-amz-copy-source-range", "bytes=\(range.offset)-\(range.last)")
                 // Only while the source is the object measured above.
-                if let etag = info.etag { call.headers.set("x-amz-copy-source-if-match", etag) }
+                if let etag = sourceIfMatch ?? info.etag { call.headers.set("x-amz-copy-source-if-match", etag) }
                 let root = try await document(try await sendToUpload(call), call: call)
                 guard let etag = root["ETag"], !etag.isEmpty else {
                     throw S3Error.invalidResponse(resource: call.resource, reason: "UploadPartCopy answer has no ETag")

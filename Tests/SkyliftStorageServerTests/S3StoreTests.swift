@@ -198,6 +198,41 @@ import TestProbes
     }
 }
 
+extension S3StoreTests {
+    /// Scrub over the library: a file written through the store matches, one with its bytes changed under its
+    /// record mismatches, one put by another program is recorded (its other metadata kept), folder markers and
+    /// the store's own objects are not files, and the report is kept in the bucket.
+    @Test(arguments: S3Peer.allCases) func scrubChecksEveryFileAgainstItsRecord(peer: S3Peer) async throws {
+        let store = try await StoreBucket.make(peer)
+        let good = pattern(2000, seed: 3), rotten = pattern(1500, seed: 4), foreign = pattern(700, seed: 5)
+        try await store.write("good.bin", body: chunked(good, 500))
+        try await store.write("photos/rotten.bin", body: chunked(rotten, 500))
+        #expect(try await store.makeFolder("empty") == .created)
+        var flipped = rotten
+        flipped[700] ^= 0xFF
+        let recorded = [S3Store.sha256Field: Digest.hash(.sha256, rotten).hexString]
+        _ = try await store.client.putObject(bucket: store.bucket, key: store.prefix + "photos/rotten.bin", body: .bytes(flipped),
+                                             sha256: nil, contentType: nil, metadata: recorded, condition: .always)
+        _ = try await store.client.putObject(bucket: store.bucket, key: store.prefix + "foreign.bin", body: .bytes(foreign),
+                                             sha256: nil, contentType: "image/jpeg", metadata: ["owner": "camera"], condition: .always)
+
+        let report = try await S3StoreScrub(store: store).run()
+        #expect(report.files == 3 && report.bytes == Int64(good.count + rotten.count + foreign.count))
+        #expect(report.matched == 1 && report.recorded == 1)
+        #expect(report.findings.map(\.path).sorted() == ["foreign.bin", "photos/rotten.bin"])
+        #expect(report.damaged.map(\.path) == ["photos/rotten.bin"] && report.damaged.first?.kind == .mismatch)
+        let head = try await store.client.headObjectMetadata(bucket: store.bucket, key: store.prefix + "foreign.bin")
+        #expect(head.metadata[S3Store.sha256Field] == Digest.hash(.sha256, foreign).hexString && head.metadata["owner"] == "camera")
+        #expect(head.info.contentType == "image/jpeg")
+        #expect(try await store.read("foreign.bin").collect(upTo: 1 << 20) == foreign)
+
+        let kept = try #require(try await store.lastScrubReport())
+        #expect(kept.files == 3 && kept.findings == report.findings && kept.root == store.location)
+        let again = try await S3StoreScrub(store: store, record: false).run()
+        #expect(again.matched == 2 && again.recorded == 0 && again.damaged.map(\.path) == ["photos/rotten.bin"])
+    }
+}
+
 /// A fresh bucket on a running peer for one test, with a store over a prefix in it.
 enum StoreBucket {
     static func make(_ peer: S3Peer, partSize: Int = 8 << 20) async throws -> S3Store {

@@ -8,7 +8,7 @@ public enum ScrubCommand: Command {
     public static let spec = CommandSpec(
         name: "scrub",
         summary: "re-read the stored files and check them against their digests",
-        usage: "scrub [--root DIR] [--rate BYTES] [--digests LIST] [--no-record] [--json]",
+        usage: "scrub [--root DIR | --root s3://BUCKET/PREFIX/] [--rate BYTES] [--digests LIST] [--no-record] [--json] [--s3-endpoint URL] [--s3-addressing MODE]",
         details: """
         Re-read every file of the embedded cloud's store and compare it with the digest `skylift
         serve` recorded when the file was written. Every mismatch (the bytes changed but the size,
@@ -19,13 +19,17 @@ public enum ScrubCommand: Command {
         M, G), so a scrub can run in the background beside the server. The result is kept in the
         store and shown by `skylift status`. Links are never followed; special files, whatever
         lies on another file system or mount (a mount point below the store) and folders
-        \(StoreScrub.maxDepth) deep are not entered or read: each is listed as skipped. Exit status 1
+        \(StoreScrub.maxDepth) deep are not entered or read: each is listed as skipped. With --root
+        s3://bucket/prefix/ the store is one that S3Store keeps in a bucket: every object is read
+        back and checked against the SHA-256 in its metadata, an object without one gets it (only
+        while it is still the object read), and the report is kept in the bucket. Exit status 1
         when a file mismatched or could not be read.
         """,
         options: Options.specs,
         examples: [
             "skylift scrub",
             "skylift scrub --root ~/media --rate 50M --json",
+            "skylift scrub --root s3://media/cloud/ --s3-endpoint http://127.0.0.1:7480",
         ])
 
     public struct Options: CommandOptions {
@@ -34,6 +38,7 @@ public enum ScrubCommand: Command {
         var digests: Set<DigestAlgorithm>?
         var noRecord = false
         var json = false
+        var s3 = S3Options()
 
         public init() {}
 
@@ -46,30 +51,34 @@ public enum ScrubCommand: Command {
             DigestOption.declaration(\.digests),
             .flag("--no-record", help: "only report files without a record; do not record them", \.noRecord),
             .flag("--json", help: "print the report as one JSON object", \.json),
-        ]
+        ] + S3Options.declarations.within(\.s3)
     }
 
     public static func run(_ invocation: Invocation<Options>, context: CommandContext) async throws -> Int32 {
         let options = invocation.options
-        let root = options.root.map { URL(fileURLWithPath: $0) } ?? EmbeddedCloudDefaults(environment: context.environment).store
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw CommandFailure("store \(root.path) is not a directory")
-        }
         let json = options.json
         let live = context.isTerminal && !json
-        let scrub = StoreScrub(root: root, rate: options.rate, record: !options.noRecord,
-                               algorithms: DigestOption.algorithms(options.digests))
         var lastDraw = Date.distantPast
+        let draw = { (p: StoreScrub.Progress) in
+            guard live, Date().timeIntervalSince(lastDraw) >= 0.25 || p.files == p.totalFiles else { return }
+            lastDraw = Date()
+            context.errors.write("\r\u{1B}[K" + progressLine(p))
+        }
         let report: ScrubReport
-        do {
-            report = try scrub.run { p in
-                guard live, Date().timeIntervalSince(lastDraw) >= 0.25 || p.files == p.totalFiles else { return }
-                lastDraw = Date()
-                context.errors.write("\r\u{1B}[K" + progressLine(p))
+        if let root = options.root, S3Settings.isS3(root) {
+            let store = try S3Settings.store(root, option: "--root", options.s3, command: spec.name, context: context)
+            do { report = try await S3StoreScrub(store: store, rate: options.rate, record: !options.noRecord).run(progress: draw) } catch {
+                throw CommandFailure("\(store.location): \(error)")
             }
-        } catch {
-            throw CommandFailure("\(error)")
+        } else {
+            let root = options.root.map { URL(fileURLWithPath: $0) } ?? EmbeddedCloudDefaults(environment: context.environment).store
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw CommandFailure("store \(root.path) is not a directory")
+            }
+            let scrub = StoreScrub(root: root, rate: options.rate, record: !options.noRecord,
+                                   algorithms: DigestOption.algorithms(options.digests))
+            do { report = try scrub.run(progress: draw) } catch { throw CommandFailure("\(error)") }
         }
         if live { context.errors.write("\r\u{1B}[K") }
         if json {

@@ -8,7 +8,7 @@ public enum StatusCommand: Command {
     public static let spec = CommandSpec(
         name: "status",
         summary: "show the watch queue and the store's last scrub",
-        usage: "status [--state DIR] [--root DIR] [--json]",
+        usage: "status [--state DIR] [--root DIR | --root s3://BUCKET/PREFIX/] [--json] [--s3-endpoint URL] [--s3-addressing MODE]",
         details: """
         Show what `skylift watch` has queued: how many files are pending, uploading, waiting
         (for space on a full server), done and failed, the uploads in flight with their progress,
@@ -16,22 +16,27 @@ public enum StatusCommand: Command {
         queue without disturbing a running agent. Without --state, every watched folder under
         $XDG_STATE_HOME/skylift/watch is shown. Then, for the store given with --root (without
         --state, also the default store when it exists), when it was last checked by `skylift
-        scrub` and what that found.
+        scrub` and what that found; an s3://bucket/prefix/ store's report is read from its bucket.
         """,
-        options: Options.specs)
+        options: Options.specs,
+        examples: [
+            "skylift status",
+            "skylift status --root s3://media/cloud/ --s3-endpoint http://127.0.0.1:7480",
+        ])
 
     public struct Options: CommandOptions {
         var state: String?
         var root: String?
         var json = false
+        var s3 = S3Options()
 
         public init() {}
 
         public static let declarations: [OptionDeclaration<Options>] = [
             .value("--state", "DIR", help: "the state folder given to `skylift watch --state`", \.state),
-            .value("--root", "DIR", help: "also show the last scrub of this store", \.root),
+            .value("--root", "DIR", help: "also show the last scrub of this store (a folder or s3://bucket/prefix/)", \.root),
             .flag("--json", help: "print one JSON object per watched folder (and per store)", \.json),
-        ]
+        ] + S3Options.declarations.within(\.s3)
     }
 
     public static func run(_ invocation: Invocation<Options>, context: CommandContext) async throws -> Int32 {
@@ -60,7 +65,9 @@ public enum StatusCommand: Command {
                 context.output.write(text(status, state: state))
             }
         }
-        if let store = storeToShow(invocation.options, environment: context.environment) {
+        if let root = invocation.options.root, S3Settings.isS3(root) {
+            try await showScrub(ofS3: root, invocation.options, context: context)
+        } else if let store = storeToShow(invocation.options, environment: context.environment) {
             showScrub(of: store, json: invocation.options.json, output: context.output)
         }
         return 0

@@ -1,4 +1,5 @@
 import Foundation
+import SkyliftCore
 import SkyliftSystem
 
 /// What one `skylift scrub` run found, kept in the store (`<root>/.skylift-scrub.json`, mode 0600) for
@@ -91,6 +92,16 @@ public struct ScrubReport: Codable, Sendable, Equatable {
                       bytes: c.decode(Int64.self, forKey: .bytes), matched: c.decode(Int.self, forKey: .matched),
                       recorded: c.decode(Int.self, forKey: .recorded), findings: c.decode([Finding].self, forKey: .findings),
                       skipped: c.decodeIfPresent([Skip].self, forKey: .skipped) ?? [])
+    }
+
+    /// Counts the file at `path` as matched when the SHA-256 its bytes hashed to (`found`) is the recorded one
+    /// (`known`), else adds it as a mismatch naming both.
+    mutating func compare(_ found: [UInt8], withRecorded known: [UInt8], path: String) {
+        if found == known {
+            matched += 1
+        } else {
+            findings.append(.init(path: path, kind: .mismatch, detail: "recorded sha256 \(known.hexString), read \(found.hexString)"))
+        }
     }
 
     static let fileName = PathResolver.hiddenPrefix + "scrub.json"

@@ -119,12 +119,7 @@ public struct StoreScrub: Sendable {
     private func compare(_ found: DigestRecord, with known: DigestRecord?, _ file: FileDescriptor, _ relative: String,
                          store: DigestStore, into report: inout ScrubReport) {
         if let known {
-            if found.sha256 == known.sha256 {
-                report.matched += 1
-            } else {
-                report.findings.append(.init(path: relative, kind: .mismatch,
-                                             detail: "recorded sha256 \(known.sha256.hexString), read \(found.sha256.hexString)"))
-            }
+            report.compare(found.sha256, withRecorded: known.sha256, path: relative)
             return
         }
         var detail = "no digest record"
@@ -136,20 +131,32 @@ public struct StoreScrub: Sendable {
     }
 }
 
-/// Keeps reading at or under a byte rate: after each chunk, sleeps until the bytes so far are due.
+/// Keeps reading at or under a byte rate: after each chunk, waits until the bytes so far are due.
 final class Pacer: @unchecked Sendable {
-    // @unchecked: used by one scrub on one thread; Sendable only so StoreScrub's methods can hold one.
+    // @unchecked: used by one scrub on one thread (or one task); Sendable only so a scrub's methods can hold one.
     private let rate: Int64?
     private let start = Date()
     private var bytes: Int64 = 0
 
     init(rate: Int64?) { self.rate = rate }
 
-    func pace(_ count: Int) {
-        guard let rate, rate > 0 else { return }
+    /// Counts `count` more bytes; the seconds to wait before reading on (0 when reading is on time).
+    private func due(after count: Int) -> Double {
+        guard let rate, rate > 0 else { return 0 }
         bytes += Int64(count)
-        let due = Double(bytes) / Double(rate)
-        let ahead = due - Date().timeIntervalSince(start)
-        if ahead > 0.001 { Thread.sleep(forTimeInterval: ahead) }
+        let ahead = Double(bytes) / Double(rate) - Date().timeIntervalSince(start)
+        return ahead > 0.001 ? ahead : 0
+    }
+
+    /// For a reader on a thread of its own: sleeps it.
+    func pace(_ count: Int) {
+        let wait = due(after: count)
+        if wait > 0 { Thread.sleep(forTimeInterval: wait) }
+    }
+
+    /// For a reader in a task: suspends it.
+    func paceTask(_ count: Int) async {
+        let wait = due(after: count)
+        if wait > 0 { try? await Task.sleep(for: .seconds(wait)) }
     }
 }
