@@ -233,6 +233,76 @@ extension S3StoreTests {
     }
 }
 
+extension S3StoreTests {
+    /// A resumable write begun on one instance is continued on a second (which never saw it), cut short there
+    /// and resumed from the offset the bucket gives, and finished on a third: the file is exact, its SHA-256
+    /// recorded, and nothing of the write is left under `.skylift/`.
+    @Test(arguments: S3Peer.allCases) func aResumableWriteContinuesOnAnyInstance(peer: S3Peer) async throws {
+        let mib = 1 << 20
+        let first = try await StoreBucket.make(peer, partSize: 5 * mib)
+        func instance() -> S3Store { S3Store(client: first.client, location: S3Location(bucket: first.bucket, prefix: first.prefix), partSize: 5 * mib) }
+        let data = pattern(12 * mib + 12_345, seed: 7)
+        let upload = try await first.beginResumable("videos/clip.mp4", length: Int64(data.count))
+        #expect(try await first.stat("videos/clip.mp4") == nil)
+        var offset = try await first.append(upload.id, at: 0, body: chunked(Array(data[0 ..< 3 * mib]), 700_000))
+        #expect(offset == Int64(3 * mib))
+        offset = try await first.append(upload.id, at: offset, body: chunked(Array(data[3 * mib ..< 7 * mib + mib / 2]), 1_000_003))
+        #expect(offset == Int64(7 * mib + mib / 2))
+
+        let second = instance()
+        #expect(try await second.resumableState(upload.id).offset == offset)
+        await #expect(throws: S3StoreError(operation: "append", path: "videos/clip.mp4", status: 409, reason: .wrongOffset(current: offset))) {
+            try await second.append(upload.id, at: 100, body: chunked([1, 2, 3], 3))
+        }
+        // Cut short after 4 MiB: what arrived is kept, a whole part and the new tail.
+        let cut = AsyncThrowingStream<[UInt8], any Error> { continuation in
+            continuation.yield(Array(data[Int(offset) ..< Int(offset) + 4 * mib]))
+            continuation.finish(throwing: CancellationError())
+        }
+        await #expect(throws: (any Error).self) { try await second.append(upload.id, at: offset, body: cut) }
+        offset = try await second.resumableState(upload.id).offset
+        #expect(offset == Int64(11 * mib + mib / 2))
+        offset = try await second.append(upload.id, at: offset, body: chunked(Array(data[Int(offset)...]), 333_333))
+        #expect(offset == Int64(data.count))
+        await #expect(throws: S3StoreError.self) { try await second.append(upload.id, at: offset, body: chunked([9], 1)) }
+
+        let third = instance()
+        let entry = try await third.finishResumable(upload.id, expectedSHA256: Digest.hash(.sha256, data))
+        #expect(entry.sha256 == Digest.hash(.sha256, data) && entry.info.length == Int64(data.count))
+        #expect(try await third.read("videos/clip.mp4").collect(upTo: 16 * mib) == data)
+        let stored = try #require(try await first.stat("videos/clip.mp4"))
+        #expect(stored.sha256 == Digest.hash(.sha256, data) && stored.info.contentType == "video/mp4")
+        await #expect(throws: S3StoreError.self) { try await third.resumableState(upload.id) }
+        #expect(try await first.client.listObjects(bucket: first.bucket, prefix: first.prefix + ".skylift/").isEmpty)
+    }
+
+    /// On one instance the running digest is used (no read back); an empty write, a write finished short, and
+    /// one whose bytes do not have the expected SHA-256 (which is dropped, leaving the old file).
+    @Test(arguments: S3Peer.allCases) func resumableWritesFinishOnlyWhenWhole(peer: S3Peer) async throws {
+        let store = try await StoreBucket.make(peer, partSize: 5 << 20)
+        let data = pattern(6 << 20, seed: 8)
+        let open = try await store.beginResumable("a.bin", length: nil)
+        try await store.append(open.id, at: 0, body: chunked(data, 1 << 20))
+        #expect(try await store.finishResumable(open.id).sha256 == Digest.hash(.sha256, data))
+        #expect(try await store.read("a.bin").collect(upTo: 8 << 20) == data)
+
+        let empty = try await store.beginResumable("empty.txt", length: 0)
+        #expect(try await store.finishResumable(empty.id).sha256 == Digest.hash(.sha256, [UInt8]()))
+        #expect(try await store.stat("empty.txt")?.info.length == 0)
+
+        let short = try await store.beginResumable("short.bin", length: 10)
+        try await store.append(short.id, at: 0, body: chunked([1, 2, 3], 3))
+        await #expect(throws: S3StoreError(operation: "finish", path: "short.bin", status: 409, reason: .lengthMismatch(expected: 10, actual: 3))) {
+            try await store.finishResumable(short.id)
+        }
+        try await store.append(short.id, at: 3, body: chunked([4, 5, 6, 7, 8, 9, 10], 2))
+        let wrong = Digest.hash(.sha256, [UInt8](repeating: 0, count: 10))
+        await #expect(throws: S3StoreError.self) { try await store.finishResumable(short.id, expectedSHA256: wrong) }
+        #expect(try await store.stat("short.bin") == nil)
+        await #expect(throws: S3StoreError.self) { try await store.resumableState(short.id) }
+    }
+}
+
 /// A fresh bucket on a running peer for one test, with a store over a prefix in it.
 enum StoreBucket {
     static func make(_ peer: S3Peer, partSize: Int = 8 << 20) async throws -> S3Store {

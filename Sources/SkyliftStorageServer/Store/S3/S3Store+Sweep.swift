@@ -9,7 +9,8 @@ extension S3Store {
     /// Aborts the multipart writes of any instance whose state object was last written more than `seconds` ago,
     /// and removes what they left (the multipart upload, the staging object, the state object); returns them.
     /// A running write rewrites its state object every ``uploadHeartbeat``, so `seconds` well above that (an
-    /// hour) never takes a live write. Also removes staging objects older than `seconds` that no state object
+    /// hour) never takes a live write; a resumable write rewrites it on every append, so one idle longer than
+    /// `seconds` is abandoned. Also removes staging and tail objects older than `seconds` that no state object
     /// names (a crash between completing a staging object and removing it).
     @discardableResult
     public func sweepAbandonedUploads(idleFor seconds: Double, now: Date = Date()) async throws -> [S3StoreUpload] {
@@ -20,12 +21,14 @@ extension S3Store {
             guard let bytes = try await systemObject(summary.key, operation: "sweep"),
                   let upload = try? JSONDecoder().decode(S3StoreUpload.self, from: Data(bytes.bytes)) else { continue }
             recorded.insert(upload.stagingKey)
+            recorded.insert(systemKey("tails/" + upload.id))
             guard let written = summary.lastModified, written < cutoff else { continue }
             await abort(upload)
             swept.append(upload)
         }
-        for summary in try await keys(under: systemKey("staging/"), operation: "sweep", path: "")
-        where !recorded.contains(summary.key) && (summary.lastModified.map { $0 < cutoff } ?? false) {
+        let leftovers = try await keys(under: systemKey("staging/"), operation: "sweep", path: "")
+            + keys(under: systemKey("tails/"), operation: "sweep", path: "")
+        for summary in leftovers where !recorded.contains(summary.key) && (summary.lastModified.map { $0 < cutoff } ?? false) {
             try await remove(key: summary.key, operation: "sweep", path: "")
         }
         return swept

@@ -5,7 +5,8 @@ import SkyliftS3
 
 /// An unfinished multipart write of an ``S3Store``, as its state object in the bucket records it
 /// (`<prefix>.skylift/uploads/<id>`): any instance finds it (``S3Store/pendingUploads()``) and can abort it
-/// (``S3Store/abort(_:)``). Continuing it is not offered yet: the running SHA-256 is in the writer's memory.
+/// (``S3Store/abort(_:)``). A resumable write (``S3Store/beginResumable(_:length:contentType:)``) can also be
+/// continued and finished by any instance.
 public struct S3StoreUpload: Sendable, Hashable, Codable {
     /// The upload's own name, also the last component of its state object's and its staging object's keys.
     public var id: String
@@ -17,6 +18,10 @@ public struct S3StoreUpload: Sendable, Hashable, Codable {
     public var uploadId: String
     /// The length of every part but the last.
     public var partSize: Int
+    /// A resumable write's whole length, when it was given at the start.
+    public var length: Int64?
+    /// A resumable write's content type.
+    public var contentType: String?
 }
 
 /// Reads a body in parts of a given size, however its chunks are cut, and knows when it has ended.
@@ -125,13 +130,14 @@ extension S3Store {
     }
 
     /// Starts the multipart upload of a write to `path` and records it in its state object.
-    func beginUpload(_ path: String, contentType: String) async throws -> S3StoreUpload {
+    func beginUpload(_ path: String, contentType: String, length: Int64? = nil) async throws -> S3StoreUpload {
         let id = UUID().uuidString.lowercased()
         let staging = systemKey("staging/" + id)
         let upload: S3StoreUpload
         do {
             let uploadId = try await client.createMultipartUpload(bucket: bucket, key: staging, contentType: contentType)
-            upload = S3StoreUpload(id: id, path: path, stagingKey: staging, uploadId: uploadId, partSize: partSize)
+            upload = S3StoreUpload(id: id, path: path, stagingKey: staging, uploadId: uploadId, partSize: partSize,
+                                   length: length, contentType: length == nil ? nil : contentType)
         } catch {
             throw S3StoreError.wrapping(error, operation: "write", path: path)
         }
@@ -146,7 +152,7 @@ extension S3Store {
 
     /// Writes the state object of `upload`; written again during a long write, so its age says how long the
     /// upload has been idle (see ``sweepAbandonedUploads(idleFor:now:)``).
-    private func record(_ upload: S3StoreUpload, condition: S3WriteCondition) async throws {
+    func record(_ upload: S3StoreUpload, condition: S3WriteCondition) async throws {
         let record = Array(try JSONEncoder().encode(upload))
         try await client.putObject(bucket: bucket, key: systemKey("uploads/" + upload.id), body: .bytes(record),
                                    sha256: Digest.hash(.sha256, record), contentType: "application/json", metadata: [:],
@@ -155,9 +161,10 @@ extension S3Store {
 
     /// Removes what an upload leaves in the bucket: its multipart upload (if unfinished), staging object and
     /// state object. Best effort: what stays is listed by ``pendingUploads()``.
-    private func discard(_ upload: S3StoreUpload) async {
+    func discard(_ upload: S3StoreUpload) async {
         try? await client.abortMultipartUpload(bucket: bucket, key: upload.stagingKey, uploadId: upload.uploadId)
         try? await client.deleteObject(bucket: bucket, key: upload.stagingKey)
+        try? await client.deleteObject(bucket: bucket, key: systemKey("tails/" + upload.id))
         try? await client.deleteObject(bucket: bucket, key: systemKey("uploads/" + upload.id))
     }
 

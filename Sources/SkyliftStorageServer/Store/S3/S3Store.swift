@@ -23,6 +23,8 @@ public final class S3Store: Sendable {
     public let prefix: String
     /// The part size of multipart writes (at least S3's 5 MiB), also the most a write holds in memory.
     public let partSize: Int
+    /// The running SHA-256 of the resumable writes appended to here.
+    let runningDigests = RunningDigests()
 
     /// The metadata field (`x-amz-meta-skylift-sha256`) holding a file's SHA-256 in hex.
     public static let sha256Field = "skylift-sha256"

@@ -16,6 +16,10 @@ public struct S3StoreError: Error, Sendable, Equatable, CustomStringConvertible 
         case conflict
         /// The bytes written do not have the SHA-256 the writer expected; nothing was stored.
         case digestMismatch(expected: String, actual: String)
+        /// An append to a resumable write started elsewhere than where the write stands (`current` bytes).
+        case wrongOffset(current: Int64)
+        /// A resumable write would be longer, or was finished shorter, than the length it was begun with.
+        case lengthMismatch(expected: Int64, actual: Int64)
         /// The service refused with this S3 error code and message.
         case service(code: String, message: String)
         /// The connection failed or timed out.
@@ -50,6 +54,8 @@ public struct S3StoreError: Error, Sendable, Equatable, CustomStringConvertible 
         case .invalidPath: why = "not a valid store path"
         case .conflict: why = "a file and a folder are in each other's way"
         case let .digestMismatch(expected, actual): why = "SHA-256 is \(actual), expected \(expected); nothing stored"
+        case let .wrongOffset(current): why = "the write stands at byte \(current)"
+        case let .lengthMismatch(expected, actual): why = "\(actual) bytes, but the write was begun for \(expected)"
         case let .service(code, message): why = "S3 \(code)" + (message.isEmpty ? "" : ": \(message)")
         case let .transport(text): why = text
         case let .invalidResponse(text): why = "unusable answer: \(text)"

@@ -1,0 +1,219 @@
+import Foundation
+import SkyliftCore
+import SkyliftHashing
+import SkyliftS3
+
+/// Where a resumable write of an ``S3Store`` stands, as the bucket says.
+public struct S3StoreResumableState: Sendable, Hashable {
+    /// The write as its state object records it.
+    public var upload: S3StoreUpload
+    /// Bytes stored so far: the whole parts uploaded, then the tail.
+    public var offset: Int64
+    /// The whole parts uploaded (parts 1…n, each ``S3StoreUpload/partSize`` long).
+    var parts: [S3Part]
+    /// Bytes kept in the tail object after the last whole part (fewer than a part).
+    var tailLength: Int64
+
+    /// Bytes in whole parts.
+    var partBytes: Int64 { offset - tailLength }
+}
+
+/// Resumable writes, as tus needs them: begun once, appended to by any instance in as many requests as the
+/// client makes, finished by any instance.
+///
+/// The state lives in the bucket, so an instance that never saw the write continues it: the multipart upload at
+/// the staging key (its whole parts, listed with ListParts), and the bytes after the last whole part in a tail
+/// object (`.skylift/tails/<id>`, its metadata naming how many parts it follows, so a tail left behind by a part
+/// uploaded later is not counted). An append fills parts from the tail and the body, uploads each as soon as it is
+/// whole and stores what is left as the new tail: a crash loses at most the bytes of the part being sent, which
+/// the client sends again from the offset the bucket gives.
+extension S3Store {
+    /// Starts a resumable write to `path` (`length` bytes when known). Nothing is at `path` until it is finished.
+    public func beginResumable(_ path: String, length: Int64?, contentType: String? = nil) async throws -> S3StoreUpload {
+        let path = try Self.checked(path, operation: "write")
+        guard !path.isEmpty, (length ?? 0) >= 0 else { throw S3StoreError(operation: "write", path: path, reason: .invalidPath) }
+        return try await beginUpload(path, contentType: contentType ?? MediaType.forPath(path), length: length)
+    }
+
+    /// Where resumable write `id` stands; `notFound` when there is no such write (finished, aborted, swept).
+    public func resumableState(_ id: String) async throws -> S3StoreResumableState {
+        let operation = "resume"
+        guard !id.isEmpty, !id.contains("/"), let record = try await systemObject(systemKey("uploads/" + id), operation: operation),
+              let upload = try? JSONDecoder().decode(S3StoreUpload.self, from: Data(record.bytes)) else {
+            throw S3StoreError(operation: operation, path: id, status: 404, reason: .notFound)
+        }
+        var parts: [S3Part] = []
+        do {
+            // Only the run of whole parts from 1 counts; anything after a gap is sent again.
+            for part in try await client.listParts(bucket: bucket, key: upload.stagingKey, uploadId: upload.uploadId).sorted(by: { $0.number < $1.number }) {
+                guard part.number == parts.count + 1, part.size == Int64(upload.partSize) else { break }
+                parts.append(part)
+            }
+        } catch {
+            throw S3StoreError.wrapping(error, operation: operation, path: upload.path)
+        }
+        let tail = try await tailLength(upload, after: parts.count)
+        let offset = Int64(parts.count) * Int64(upload.partSize) + tail
+        return S3StoreResumableState(upload: upload, offset: offset, parts: parts, tailLength: tail)
+    }
+
+    /// Appends `body` to resumable write `id` at `offset`, which must be where the write stands (else
+    /// `wrongOffset`, naming it); returns where it stands after. A body that fails or ends early keeps what arrived
+    /// before. A write begun with a length refuses bytes past it (`lengthMismatch`), keeping those before.
+    @discardableResult
+    public func append<Body: AsyncSequence>(_ id: String, at offset: Int64, body: Body) async throws -> Int64 where Body.Element == [UInt8] {
+        let state = try await resumableState(id)
+        let upload = state.upload
+        guard offset == state.offset else {
+            throw S3StoreError(operation: "append", path: upload.path, status: 409, reason: .wrongOffset(current: state.offset))
+        }
+        var tail = try await tailBytes(upload, state)
+        var parts = state.parts.count
+        let running = runningDigests.take(id, covering: state.partBytes)
+        var chunks = body.makeAsyncIterator()
+        do {
+            // Chunk by chunk (not a part at a time), so bytes that arrived before the body failed are in `tail`.
+            while let chunk = try await chunks.next() {
+                if let length = upload.length, Int64(parts) * Int64(upload.partSize) + Int64(tail.count + chunk.count) > length {
+                    throw S3StoreError(operation: "append", path: upload.path, status: 413,
+                                       reason: .lengthMismatch(expected: length, actual: Int64(parts) * Int64(upload.partSize) + Int64(tail.count + chunk.count)))
+                }
+                var used = 0
+                while used < chunk.count {
+                    let take = min(upload.partSize - tail.count, chunk.count - used)
+                    tail += chunk[used ..< used + take]
+                    used += take
+                    guard tail.count == upload.partSize else { continue }
+                    try await uploadPart(upload, number: parts + 1, tail)
+                    running?.digest.update(tail)
+                    running?.covered += Int64(tail.count)
+                    parts += 1
+                    tail = []
+                }
+            }
+        } catch {
+            // Whatever arrived whole is kept, so the client resumes after it.
+            try? await storeTail(upload, tail, after: parts, had: state, sameParts: parts == state.parts.count)
+            throw S3StoreError.wrapping(error, operation: "append", path: upload.path)
+        }
+        try await storeTail(upload, tail, after: parts, had: state, sameParts: parts == state.parts.count)
+        if let running { runningDigests.keep(running, for: id) }
+        // Written again on every append: its age says how long the write has been idle (see the sweep).
+        try? await record(upload, condition: .always)
+        return Int64(parts) * Int64(upload.partSize) + Int64(tail.count)
+    }
+
+    /// Finishes resumable write `id`: its tail becomes the last part, the upload is completed and copied into
+    /// place with its SHA-256 recorded, and its state goes. A write begun with a length must have all of it
+    /// (`lengthMismatch`); with `expectedSHA256`, bytes that hash otherwise are not stored (`digestMismatch`).
+    /// The SHA-256 comes from the running digest when this instance appended every part, else from reading the
+    /// completed object once.
+    @discardableResult
+    public func finishResumable(_ id: String, expectedSHA256: [UInt8]? = nil) async throws -> S3StoreEntry {
+        let state = try await resumableState(id)
+        let upload = state.upload
+        if let length = upload.length, length != state.offset {
+            throw S3StoreError(operation: "finish", path: upload.path, status: 409, reason: .lengthMismatch(expected: length, actual: state.offset))
+        }
+        let running = runningDigests.take(id, covering: state.partBytes)
+        let type = upload.contentType ?? MediaType.forPath(upload.path)
+        do {
+            // An empty file is one empty object: a multipart upload needs a part, and an empty part is not one.
+            if state.offset == 0 { return try await finishEmpty(upload, expectedSHA256: expectedSHA256, contentType: type) }
+            var parts = state.parts
+            let tail = try await tailBytes(upload, state)
+            if !tail.isEmpty {
+                parts.append(try await uploadPart(upload, number: parts.count + 1, tail))
+                running?.digest.update(tail)
+            }
+            try await client.completeMultipartUpload(bucket: bucket, key: upload.stagingKey, uploadId: upload.uploadId, parts: parts)
+            let sha256: [UInt8]
+            if let running { sha256 = running.digest.finalizeAndReset() } else { sha256 = try await hashObject(upload.stagingKey) }
+            try Self.check(sha256, expected: expectedSHA256, path: upload.path)
+            let etag = try await client.copyObject(bucket: bucket, from: upload.stagingKey, to: key(upload.path), size: state.offset,
+                                                   metadata: [Self.sha256Field: sha256.hexString], contentType: type)
+            await discard(upload)
+            runningDigests.forget(id)
+            return S3StoreEntry(path: upload.path, kind: .file, info: ContentInfo(length: state.offset, contentType: type, etag: etag),
+                                sha256: sha256)
+        } catch {
+            // A digest mismatch ends the write; anything else leaves it to be finished again.
+            if case .digestMismatch = (error as? S3StoreError)?.reason { await discard(upload) }
+            runningDigests.forget(id)
+            throw S3StoreError.wrapping(error, operation: "finish", path: upload.path)
+        }
+    }
+
+    private func finishEmpty(_ upload: S3StoreUpload, expectedSHA256: [UInt8]?, contentType: String) async throws -> S3StoreEntry {
+        let sha256 = Digest.hash(.sha256, [UInt8]())
+        try Self.check(sha256, expected: expectedSHA256, path: upload.path)
+        let etag = try await client.putObject(bucket: bucket, key: key(upload.path), body: .bytes([]), sha256: sha256, contentType: contentType,
+                                              metadata: [Self.sha256Field: sha256.hexString], condition: .always)
+        await discard(upload)
+        runningDigests.forget(upload.id)
+        return S3StoreEntry(path: upload.path, kind: .file, info: ContentInfo(length: 0, contentType: contentType, etag: etag), sha256: sha256)
+    }
+
+    // MARK: Parts and tails
+
+    @discardableResult
+    private func uploadPart(_ upload: S3StoreUpload, number: Int, _ bytes: [UInt8]) async throws -> S3Part {
+        let sha256 = Digest.hash(.sha256, bytes)
+        let etag = try await client.uploadPart(bucket: bucket, key: upload.stagingKey, uploadId: upload.uploadId,
+                                               number: number, body: .bytes(bytes), sha256: sha256)
+        return S3Part(number: number, etag: etag, size: Int64(bytes.count), checksumSHA256: sha256.base64String)
+    }
+
+    /// The tail object's field naming how many whole parts its bytes follow.
+    static let tailPartsField = "skylift-parts"
+
+    /// The length of the tail of `upload` when it follows exactly `parts` whole parts; 0 otherwise.
+    private func tailLength(_ upload: S3StoreUpload, after parts: Int) async throws -> Int64 {
+        do {
+            let head = try await client.headObjectMetadata(bucket: bucket, key: systemKey("tails/" + upload.id))
+            guard head.metadata[Self.tailPartsField] == String(parts), let length = head.info.length,
+                  length < Int64(upload.partSize) else { return 0 }
+            return length
+        } catch let error as S3Error where error.status == 404 {
+            return 0
+        } catch {
+            throw S3StoreError.wrapping(error, operation: "resume", path: upload.path)
+        }
+    }
+
+    /// The tail's bytes as `state` measured them (none when it has no tail).
+    private func tailBytes(_ upload: S3StoreUpload, _ state: S3StoreResumableState) async throws -> [UInt8] {
+        guard state.tailLength > 0 else { return [] }
+        do {
+            let bytes = try await client.getObject(bucket: bucket, key: systemKey("tails/" + upload.id)).collect(upTo: upload.partSize)
+            guard bytes.count == state.tailLength else {
+                throw S3StoreError(operation: "resume", path: upload.path, reason: .invalidResponse("the tail changed while being read"))
+            }
+            return bytes
+        } catch {
+            throw S3StoreError.wrapping(error, operation: "resume", path: upload.path)
+        }
+    }
+
+    /// Stores `tail` as the bytes after `parts` whole parts; nothing to do when it is what the tail object holds.
+    private func storeTail(_ upload: S3StoreUpload, _ tail: [UInt8], after parts: Int, had state: S3StoreResumableState,
+                           sameParts: Bool) async throws {
+        if sameParts && Int64(tail.count) == state.tailLength { return }
+        let key = systemKey("tails/" + upload.id)
+        if tail.isEmpty {
+            try await remove(key: key, operation: "append", path: upload.path)
+            return
+        }
+        try await client.putObject(bucket: bucket, key: key, body: .bytes(tail), sha256: Digest.hash(.sha256, tail),
+                                   contentType: "application/octet-stream", metadata: [Self.tailPartsField: String(parts)],
+                                   condition: .always)
+    }
+
+    /// The SHA-256 of object `key`, read through once.
+    private func hashObject(_ key: String) async throws -> [UInt8] {
+        var digest = Digest(.sha256)
+        let response = try await client.getObject(bucket: bucket, key: key)
+        for try await chunk in response.body { digest.update(chunk) }
+        return digest.finalize()
+    }
+}
