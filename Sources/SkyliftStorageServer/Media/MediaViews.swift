@@ -66,7 +66,12 @@ struct MediaViews: Sendable {
         }
         let etag = "\"t\(tag)\""
         if let current = Self.notModified(request, etag: etag) { return current }
-        return maker.cached(tag: tag).map { Self.answer($0, etag: etag) }
+        guard let thumb = maker.cached(tag: tag) else {
+            // Worked out again next time: the work thread may make it under another key (a record written since).
+            tags.forget(known)
+            return nil
+        }
+        return Self.answer(thumb, etag: etag)
     }
 
     private func thumbnail(_ request: HTTPRequest, _ maker: Thumbnailer, _ entry: FileTree.Entry, _ path: StoragePath,

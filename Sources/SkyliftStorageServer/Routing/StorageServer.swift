@@ -59,7 +59,7 @@ public final class StorageServer: Sendable {
     /// TCP connections accepted since start (clients that keep connections open make few).
     public var connectionsAccepted: Int { http.connectionsAccepted }
 
-    /// Open connections with a request in progress now (see ``HTTPServer/connectionsBusy``).
+    /// Open connections with a request in progress now: at the caps, only these are never closed for room.
     public var connectionsBusy: Int { http.connectionsBusy }
 
     /// `http://host:port` of the running server.
