@@ -55,7 +55,7 @@ import Testing
         let r = await runSkylift(["status", "--help"])
         #expect(r.status == 0)
         #expect(r.out == """
-        usage: skylift status [--state DIR] [--root DIR] [--json]
+        usage: skylift status [--state DIR] [--root DIR | --root s3://BUCKET/PREFIX/] [--json] [--s3-endpoint URL] [--s3-addressing MODE]
 
         Show what `skylift watch` has queued: how many files are pending, uploading, waiting
         (for space on a full server), done and failed, the uploads in flight with their progress,
@@ -63,13 +63,19 @@ import Testing
         queue without disturbing a running agent. Without --state, every watched folder under
         $XDG_STATE_HOME/skylift/watch is shown. Then, for the store given with --root (without
         --state, also the default store when it exists), when it was last checked by `skylift
-        scrub` and what that found.
+        scrub` and what that found; an s3://bucket/prefix/ store's report is read from its bucket.
 
         options:
-          --state DIR  the state folder given to `skylift watch --state`
-          --root DIR   also show the last scrub of this store
-          --json       print one JSON object per watched folder (and per store)
-          --help       show this help and exit
+          --state DIR           the state folder given to `skylift watch --state`
+          --root DIR            also show the last scrub of this store (a folder or s3://bucket/prefix/)
+          --json                print one JSON object per watched folder (and per store)
+          --s3-endpoint URL     S3 service for s3:// locations (default: $AWS_ENDPOINT_URL, else AWS)
+          --s3-addressing MODE  path, virtual or auto: bucket in the URL path or host (default: auto)
+          --help                show this help and exit
+
+        examples:
+          skylift status
+          skylift status --root s3://media/cloud/ --s3-endpoint http://127.0.0.1:7480
 
         """)
     }
