@@ -75,8 +75,9 @@ public struct TextSink: Sendable {
 
     public init(_ write: @escaping @Sendable (String) -> Void) { self.write = write }
 
-    /// Writes `line` plus a newline.
-    public func line(_ line: String) { write(line + "\n") }
+    /// Writes `line` plus a newline. Lines carry names and messages from outside, so control characters in
+    /// them are shown as escapes (see `TerminalText`); a line never needs one of its own.
+    public func line(_ line: String) { write(TerminalText.safe(line) + "\n") }
 
     public static let standardOutput = TextSink { text in
         FileHandle.standardOutput.write(Data(text.utf8))

@@ -84,7 +84,7 @@ public enum ScrubCommand: Command {
         if json {
             context.output.line(report.json)
         } else {
-            context.output.write(text(report))
+            context.output.write(TerminalText.safe(text(report)))
         }
         return report.damaged.isEmpty ? 0 : 1
     }

@@ -62,7 +62,7 @@ public enum StatusCommand: Command {
             if invocation.options.json {
                 context.output.line(json(status, state: state))
             } else {
-                context.output.write(text(status, state: state))
+                context.output.write(TerminalText.safe(text(status, state: state)))
             }
         }
         if let root = invocation.options.root, S3Settings.isS3(root) {

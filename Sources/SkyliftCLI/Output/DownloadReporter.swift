@@ -110,7 +110,7 @@ final class DownloadReporter: Sendable {
         let rate = s.rates.values.reduce(0, +)
         let label = "\(s.finished + s.skipped)/\(s.files) files" + (s.failed > 0 ? ", \(s.failed) failed" : "")
         var line = TransferReporter.line(label, done, s.bytes, final ? nil : rate, status: "")
-        if !final, !s.current.isEmpty, s.onDisk[s.current] != nil { line += "  " + s.current }
+        if !final, !s.current.isEmpty, s.onDisk[s.current] != nil { line += "  " + TerminalText.safe(s.current) }
         context.output.write("\r\u{1B}[2K" + line + (final ? "\n" : ""))
     }
 }

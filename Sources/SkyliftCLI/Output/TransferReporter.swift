@@ -135,7 +135,7 @@ final class TransferReporter: Sendable {
     }
 
     static func line(_ label: String, _ completed: Int64, _ total: Int64?, _ rate: Double?, status: String) -> String {
-        var parts = [label, ByteCount.format(completed) + (total.map { " / " + ByteCount.format($0) } ?? "")]
+        var parts = [TerminalText.safe(label), ByteCount.format(completed) + (total.map { " / " + ByteCount.format($0) } ?? "")]
         if let total, total > 0 { parts.append("\(Int(Double(completed) * 100 / Double(total)))%") }
         if let rate, rate > 0 {
             parts.append(ByteCount.format(Int64(rate)) + "/s")
