@@ -29,6 +29,12 @@ import Testing
         #expect(try Curl.run([f.url("/dav/a.txt")]).text == "hello")
         #expect(try Curl.run(["-u", "anyone:\(ServerFixture.token)", f.url("/dav/a.txt")], authenticated: false).text == "hello")
         #expect(try Curl.run(["-u", ":\(ServerFixture.token)", f.url("/dav/a.txt")], authenticated: false).status == 200)
+        // Scheme names in any case (RFC 9110 §11.1); an unknown scheme is no credential.
+        let basic = Data("me:\(ServerFixture.token)".utf8).base64EncodedString()
+        for header in ["bEaReR \(ServerFixture.token)", "BASIC \(basic)"] {
+            #expect(try Curl.run(["-H", "Authorization: \(header)", f.url("/dav/a.txt")], authenticated: false).status == 200, "\(header.prefix(6))")
+        }
+        #expect(try Curl.run(["-H", "Authorization: Token \(ServerFixture.token)", f.url("/dav/a.txt")], authenticated: false).status == 401)
     }
 
     @Test func urlSessionWithBasicCredentials() async throws {

@@ -44,17 +44,12 @@ struct Auth: Sendable {
     private static func presentedToken(_ value: String) -> [UInt8]? {
         let v = value.trimmingSpaces()
         guard let space = v.firstIndex(of: " ") else { return nil }
-        let scheme = v[..<space].lowercased(), credentials = String(v[v.index(after: space)...]).trimmingSpaces()
-        switch scheme {
-        case "bearer":
-            return Array(credentials.utf8)
-        case "basic":
-            guard let decoded = Data(base64Encoded: credentials), let colon = decoded.firstIndex(of: UInt8(ascii: ":"))
-            else { return nil }
-            return Array(decoded[decoded.index(after: colon)...])
-        default:
-            return nil
-        }
+        // Schemes are case-insensitive (RFC 9110 §11.1): compared as field names are, without a lowercased copy.
+        let scheme = String(v[..<space]), credentials = String(v[v.index(after: space)...]).trimmingSpaces()
+        if HTTPHeaders.namesMatch(scheme, "bearer") { return Array(credentials.utf8) }
+        guard HTTPHeaders.namesMatch(scheme, "basic"), let decoded = Data(base64Encoded: credentials),
+              let colon = decoded.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+        return Array(decoded[decoded.index(after: colon)...])
     }
 
     /// The 401 answer, inviting both schemes. A browser's scripted or embedded request (`Sec-Fetch-Mode` other
