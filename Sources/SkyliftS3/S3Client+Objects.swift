@@ -116,24 +116,35 @@ extension S3Client {
         var prefixes: [String] = []
         var token: String?
         repeat {
-            var call = Call(method: "GET", bucket: bucket, key: nil, query: [("list-type", "2"), ("prefix", prefix)])
-            if let delimiter { call.query.append(("delimiter", delimiter)) }
-            if let token { call.query.append(("continuation-token", token)) }
-            let root = try await document(try await send(call), call: call)
-            for item in root.all("Contents") {
-                guard let key = item["Key"], let size = item.integer("Size") else { continue }
-                objects.append(S3ObjectSummary(key: key, size: size, etag: item["ETag"] ?? "",
-                                               lastModified: item["LastModified"].flatMap(Self.parseISODate)))
-            }
-            prefixes += root.all("CommonPrefixes").compactMap { $0["Prefix"] }
-            let next = root["IsTruncated"] == "true" ? root["NextContinuationToken"] : nil
-            // The same token again would page forever.
-            if let next, next == token {
-                throw S3Error.invalidResponse(resource: call.resource, reason: "ListObjectsV2 continuation token repeats")
-            }
-            token = next
+            let page = try await listObjectsPage(bucket: bucket, prefix: prefix, delimiter: delimiter, after: token)
+            objects += page.objects
+            prefixes += page.commonPrefixes
+            token = page.next
         } while token != nil
         return (objects, prefixes)
+    }
+
+    /// One page of a listing (at most `maxKeys`, or the service's 1,000, keys): pass `next` of one page as `after`
+    /// to get the following one; `next` is nil on the last page. For walking a bucket of any size in bounded memory.
+    public func listObjectsPage(bucket: String, prefix: String, delimiter: String? = nil, after token: String?,
+                                maxKeys: Int? = nil) async throws -> (objects: [S3ObjectSummary], commonPrefixes: [String], next: String?) {
+        var call = Call(method: "GET", bucket: bucket, key: nil, query: [("list-type", "2"), ("prefix", prefix)])
+        if let delimiter { call.query.append(("delimiter", delimiter)) }
+        if let maxKeys { call.query.append(("max-keys", String(max(1, maxKeys)))) }
+        if let token { call.query.append(("continuation-token", token)) }
+        let root = try await document(try await send(call), call: call)
+        var objects: [S3ObjectSummary] = []
+        for item in root.all("Contents") {
+            guard let key = item["Key"], let size = item.integer("Size") else { continue }
+            objects.append(S3ObjectSummary(key: key, size: size, etag: item["ETag"] ?? "",
+                                           lastModified: item["LastModified"].flatMap(Self.parseISODate)))
+        }
+        let next = root["IsTruncated"] == "true" ? root["NextContinuationToken"] : nil
+        // The same token again would page forever.
+        if let next, next == token {
+            throw S3Error.invalidResponse(resource: call.resource, reason: "ListObjectsV2 continuation token repeats")
+        }
+        return (objects, root.all("CommonPrefixes").compactMap { $0["Prefix"] }, next)
     }
 
     static func attach(sha256: [UInt8]?, to call: inout Call) {

@@ -11,13 +11,17 @@ import SkyliftS3
 /// copied onto itself on the service with the record added to its metadata, only while it is still the object
 /// that was read (`x-amz-copy-source-if-match`). A file written again while it was read is `changed`: it is read
 /// with `If-Match` on the ETag its HEAD gave. Folder markers and the store's own objects are not files. The
-/// report is kept in the bucket (`.skylift/scrub.json` below the prefix) for `skylift status`.
+/// report is kept in the bucket (`.skylift/scrub.json` below the prefix) for `skylift status`. The listing is
+/// walked a page at a time, so memory does not grow with the bucket (the report's findings do, one per file
+/// found wanting).
 public struct S3StoreScrub: Sendable {
     public let store: S3Store
     /// Most bytes read per second; nil: as fast as the service answers.
     public let rate: Int64?
     /// Whether files without a record get one.
     public let record: Bool
+    /// Keys per listing page; nil: the service's (1,000).
+    var pageSize: Int?
 
     public init(store: S3Store, rate: Int64? = nil, record: Bool = true) {
         self.store = store
@@ -28,20 +32,27 @@ public struct S3StoreScrub: Sendable {
     /// Runs the scrub, calling `progress` after each file and about every 64 MiB, and saves the report in the
     /// bucket. Throws only when the files cannot be listed.
     public func run(progress: (StoreScrub.Progress) -> Void = { _ in }) async throws -> ScrubReport {
-        let files = try await store.fileObjects()
-        let totalBytes = files.reduce(Int64(0)) { $0.addingReportingOverflow($1.size).overflow ? .max : $0 + $1.size }
+        // Two passes over the listing, a page at a time, so a bucket of any size is scrubbed in bounded memory:
+        // one to count for the progress line, one to read.
+        var totalFiles = 0, totalBytes: Int64 = 0
+        try await store.forEachFilePage(pageSize: pageSize) { page in
+            totalFiles += page.count
+            for object in page { totalBytes = totalBytes.addingReportingOverflow(object.size).overflow ? .max : totalBytes + object.size }
+        }
         var report = ScrubReport(root: store.location, started: Date(), finished: Date(), files: 0, bytes: 0, matched: 0,
                                  recorded: 0, findings: [])
         let pacer = Pacer(rate: rate)
-        for object in files {
-            let path = store.path(ofKey: object.key)
-            let (filesBefore, bytesBefore) = (report.files, report.bytes)
-            await check(object.key, path: path, pacer: pacer, into: &report) { bytes in
-                progress(StoreScrub.Progress(files: filesBefore, bytes: bytesBefore + bytes, totalFiles: files.count,
+        try await store.forEachFilePage(pageSize: pageSize) { page in
+            for object in page {
+                let path = store.path(ofKey: object.key)
+                let (filesBefore, bytesBefore) = (report.files, report.bytes)
+                await check(object.key, path: path, pacer: pacer, into: &report) { bytes in
+                    progress(StoreScrub.Progress(files: filesBefore, bytes: bytesBefore + bytes, totalFiles: totalFiles,
+                                                 totalBytes: totalBytes, path: path))
+                }
+                progress(StoreScrub.Progress(files: report.files, bytes: report.bytes, totalFiles: max(totalFiles, report.files),
                                              totalBytes: totalBytes, path: path))
             }
-            progress(StoreScrub.Progress(files: report.files, bytes: report.bytes, totalFiles: files.count,
-                                         totalBytes: totalBytes, path: path))
         }
         report.finished = Date()
         try? await store.saveScrubReport(report)
@@ -118,12 +129,18 @@ extension S3Store {
     /// The largest scrub report read back (one finding per file, so a very large store's can be long).
     static let maxReportBytes = 64 << 20
 
-    /// Every file object of the store (all pages): no folder marker, nothing of the store's own.
-    func fileObjects() async throws -> [S3ObjectSummary] {
+    /// Calls `body` with each page of the store's file objects (no folder marker, nothing of the store's own).
+    func forEachFilePage(pageSize: Int? = nil, _ body: ([S3ObjectSummary]) async throws -> Void) async throws {
         let system = systemKey("")
-        return try await keys(under: prefix, operation: "scrub", path: "").filter { object in
-            !object.key.hasSuffix("/") && !object.key.hasPrefix(system)
-        }
+        var token: String?
+        repeat {
+            let page: (objects: [S3ObjectSummary], commonPrefixes: [String], next: String?)
+            do { page = try await client.listObjectsPage(bucket: bucket, prefix: prefix, after: token, maxKeys: pageSize) } catch {
+                throw S3StoreError.wrapping(error, operation: "scrub", path: "")
+            }
+            try await body(page.objects.filter { !$0.key.hasSuffix("/") && !$0.key.hasPrefix(system) })
+            token = page.next
+        } while token != nil
     }
 
     /// Keeps `report` as the store's last scrub, replacing the one before.
