@@ -34,6 +34,15 @@ final class EmbeddedCloud: Sendable {
     func folder(_ path: String) -> URL { URL(string: base + "/dav/" + path)! }
     func stored(_ relative: String) -> [UInt8]? { (try? Data(contentsOf: root.appendingPathComponent(relative))).map(Array.init) }
 
+    /// Waits (at most 30 s) until no request is in progress: a body a client cut off is only kept, and its
+    /// upload's claim let go, once the server has seen the connection end, which a busy machine may delay.
+    func waitUntilIdle() throws {
+        let deadline = Date().addingTimeInterval(30)
+        while (server.withLock { $0?.connectionsBusy ?? 0 }) > 0 && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        let busy = server.withLock { $0?.connectionsBusy ?? 0 }
+        try #require(busy == 0, "\(busy) requests still in progress after 30 s")
+    }
+
     deinit { server.withLock { $0?.stop() } }
 }
 

@@ -57,6 +57,7 @@ import Testing
         let token = try #require(state.tokens.withLock { $0.first })
         #expect(token.hasPrefix("tus-concat \(part) ") && token.split(separator: " ").count == 5, "\(token)")
         #expect(cloud.stored("c/big.bin") == nil)
+        try cloud.waitUntilIdle()
 
         let second = try await uploader(cloud, partials: 3, state: state)
         let (result, events) = await runCollecting(second.start(source, as: "big.bin"))
