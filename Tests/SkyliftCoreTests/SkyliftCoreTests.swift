@@ -19,9 +19,17 @@ import Testing
         #expect(RangeHeader("bytes=10-")?.resolve(length: 10) == .unsatisfiable)
         #expect(RangeHeader("bytes=-0")?.resolve(length: 10) == .unsatisfiable)
         #expect(RangeHeader("bytes=0-0")?.resolve(length: 0) == .unsatisfiable)
-        for bad in ["items=0-1", "bytes=", "bytes=5-1", "bytes=a-b", "bytes=+1-2", "bytes=1", "0-1"] {
+        for bad in ["items=0-1", "bytes=", "bytes=5-1", "bytes=a-b", "bytes=+1-2", "bytes=1", "0-1", "bytes=1-2-3", "bytes= , ",
+                    "bytes=9223372036854775808-", "bytes=1 -2", "bytes =1-2", "bytes=-", "bytes=\u{0301}1-2"] {
             #expect(RangeHeader(bad) == nil, "\(bad)")
         }
+    }
+
+    @Test func caseSpacesAndEmptyElementsAsTheGrammarAllows() {
+        #expect(RangeHeader("  BYTES=0-1\t")?.specs == [.bounded(first: 0, last: 1)])
+        #expect(RangeHeader("Bytes=\t5- , ,\t-7 ,")?.specs == [.from(first: 5), .suffix(length: 7)])
+        #expect(RangeHeader("bytes=9223372036854775807-")?.specs == [.from(first: .max)])
+        #expect(RangeHeader("bytes=0-0")?.specs == [.bounded(first: 0, last: 0)])
     }
 }
 

@@ -24,29 +24,70 @@ public struct RangeHeader: Hashable, Sendable {
 
     /// Parses a header value; returns nil for anything that is not a valid bytes range set,
     /// which RFC 9110 says to ignore (serve the whole representation).
+    ///
+    /// Read on the value's bytes, in one pass and without copies: a player sends one of these with every request.
     public init?(_ value: String) {
-        let trimmed = value.trimmingSpaces()
-        guard trimmed.lowercased().hasPrefix("bytes=") else { return nil }
-        let set = trimmed.dropFirst("bytes=".count)
-        var specs: [Spec] = []
-        for rawPart in set.split(separator: ",", omittingEmptySubsequences: false) {
-            let part = String(rawPart).trimmingSpaces()
-            if part.isEmpty { continue }
-            guard let dash = part.firstIndex(of: "-") else { return nil }
-            let a = String(part[..<dash]), b = String(part[part.index(after: dash)...])
-            if a.isEmpty {
-                guard let n = Int64(digits: b) else { return nil }
-                specs.append(.suffix(length: n))
-            } else if b.isEmpty {
-                guard let first = Int64(digits: a) else { return nil }
-                specs.append(.from(first: first))
-            } else {
-                guard let first = Int64(digits: a), let last = Int64(digits: b), last >= first else { return nil }
-                specs.append(.bounded(first: first, last: last))
-            }
-        }
-        guard !specs.isEmpty else { return nil }
+        var value = value
+        guard let specs = value.withUTF8(Self.parse), !specs.isEmpty else { return nil }
         self.specs = specs
+    }
+
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> [Spec]? {
+        var (start, end) = trimmed(bytes, 0, bytes.count)
+        let unit = Array("bytes=".utf8)
+        guard end - start >= unit.count else { return nil }
+        for (i, expected) in unit.enumerated() where bytes[start + i] | (expected == UInt8(ascii: "=") ? 0 : 0x20) != expected {
+            return nil
+        }
+        start += unit.count
+        var specs: [Spec] = []
+        while start <= end {
+            var comma = start
+            while comma < end && bytes[comma] != UInt8(ascii: ",") { comma += 1 }
+            let (from, to) = trimmed(bytes, start, comma)
+            start = comma + 1
+            if from == to { continue }
+            guard let spec = spec(bytes, from, to) else { return nil }
+            specs.append(spec)
+        }
+        return specs
+    }
+
+    /// One `first-last`, `first-` or `-suffix` element between `from` and `to`.
+    private static func spec(_ bytes: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int) -> Spec? {
+        var dash = from
+        while dash < to && bytes[dash] != UInt8(ascii: "-") { dash += 1 }
+        guard dash < to else { return nil }
+        if dash == from {
+            return number(bytes, dash + 1, to).map { .suffix(length: $0) }
+        }
+        guard let first = number(bytes, from, dash) else { return nil }
+        if dash + 1 == to { return .from(first: first) }
+        guard let last = number(bytes, dash + 1, to), last >= first else { return nil }
+        return .bounded(first: first, last: last)
+    }
+
+    /// The decimal number spelled by every byte from `from` to `to`: nil when empty, not all digits, or past Int64.
+    private static func number(_ bytes: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int) -> Int64? {
+        guard from < to else { return nil }
+        var value: Int64 = 0
+        for i in from ..< to {
+            let digit = bytes[i] &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            let (times, o1) = value.multipliedReportingOverflow(by: 10)
+            let (sum, o2) = times.addingReportingOverflow(Int64(digit))
+            guard !o1, !o2 else { return nil }
+            value = sum
+        }
+        return value
+    }
+
+    /// `from..<to` without the spaces and tabs at either end (HTTP optional whitespace).
+    private static func trimmed(_ bytes: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int) -> (Int, Int) {
+        var (a, b) = (from, to)
+        while a < b && (bytes[a] == 0x20 || bytes[a] == 0x09) { a += 1 }
+        while b > a && (bytes[b - 1] == 0x20 || bytes[b - 1] == 0x09) { b -= 1 }
+        return (a, b)
     }
 
     /// Resolves the specs against a representation of `length` bytes.
