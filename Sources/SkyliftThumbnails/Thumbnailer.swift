@@ -50,12 +50,9 @@ public final class Thumbnailer: Sendable {
     /// changes whenever the content does). From the cache when there; otherwise made on the executor while
     /// this thread waits. The descriptor must stay open until this returns.
     public func thumbnail(of file: FileDescriptor, kind: MediaKind, key: String, size: ThumbnailSize) -> Result<Thumbnail, ThumbnailError> {
-        let name = Self.entryName(key: key, size: size)
         let tag = tag(key: key, size: size)
-        if let bytes = cache.read(name) {
-            counts.withLock { $0.cacheHits += 1 }
-            return .success(Thumbnail(jpeg: bytes, tag: tag))
-        }
+        if let hit = cached(tag: tag) { return .success(hit) }
+        let name = tag + ThumbnailCache.suffix
         if let error = refused[name] { return .failure(error) }
         let (flight, first) = flights.withLock { table -> (Flight, Bool) in
             if let existing = table[name] { return (existing, false) }
@@ -88,10 +85,7 @@ public final class Thumbnailer: Sendable {
     /// Runs on the executor: the cache is asked again first (a flight that ended just before this one began
     /// has stored its thumbnail), then the file is decoded.
     private func make(fd: Int32, kind: MediaKind, name: String, tag: String, size: ThumbnailSize) -> Result<Thumbnail, ThumbnailError> {
-        if let bytes = cache.read(name) {
-            counts.withLock { $0.cacheHits += 1 }
-            return .success(Thumbnail(jpeg: bytes, tag: tag))
-        }
+        if let hit = cached(tag: tag) { return .success(hit) }
         counts.withLock {
             $0.running += 1
             $0.peakRunning = max($0.peakRunning, $0.running)

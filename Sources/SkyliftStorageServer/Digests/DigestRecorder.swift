@@ -3,9 +3,10 @@ import SkyliftHashing
 /// Hashes bytes as they stream to disk, with every algorithm the server keeps, so the record of a written
 /// file costs no second read. Owned by one request (one thread at a time).
 ///
-/// `@unchecked Sendable` because a tus upload's running digest passes from one request to the next through
-/// ``TusStreamedDigests`` (taken out under its lock, put back when the request is done, the upload's claim
-/// keeping other requests away meanwhile): never updated by two threads at once.
+/// `@unchecked Sendable` because an upload's running digest (tus, or a resumable write to an ``S3Store``) passes
+/// from one request to the next through ``StreamedDigests`` (taken out under its lock, put back when the request
+/// is done, the upload's claim or its single writer keeping other requests away meanwhile): never updated by two
+/// threads at once.
 final class DigestRecorder: @unchecked Sendable {
     /// One running digest; a class so a list of them can be updated in place (`Digest` cannot be copied).
     private final class Running {

@@ -23,7 +23,7 @@ final class TusBlockReceiver: HTTPBodyReceiver {
     private var checksum: BlockChecksum
     /// The whole file's digests from offset 0 up to ``position``, when this body continues them.
     private var running: DigestRecorder?
-    private let streamed: TusStreamedDigests
+    private let streamed: StreamedDigests
     private let done: (HTTPResponse) -> HTTPResponse
     private let release: () -> Void
     private var failed = false
@@ -32,7 +32,7 @@ final class TusBlockReceiver: HTTPBodyReceiver {
     /// `release` runs once when the receiver is through with the upload. `running` is the whole file's digest
     /// so far when it covers exactly `offset` bytes; it goes back to `streamed` when the body ends cleanly.
     init(upload: TusUpload, info: TusUpload.Info, offset: Int64, length: Int64, blockSize: Int64,
-         running: DigestRecorder?, streamed: TusStreamedDigests,
+         running: DigestRecorder?, streamed: StreamedDigests,
          done: @escaping (HTTPResponse) -> HTTPResponse, release: @escaping () -> Void) throws {
         self.upload = upload
         blocks = upload.blockFile(info)

@@ -23,7 +23,7 @@ final class TusUploads: Sendable {
     /// Ids of the uploads a request is writing (or removing) right now; see `holding`.
     let busy = Mutex<Set<String>>([])
     /// Whole-file digests of `block-checksum` uploads computed as their bytes arrive.
-    let streamed = TusStreamedDigests()
+    let streamed = StreamedDigests()
 
     init(store: Store, expiry: TimeInterval, maxSize: Int64) {
         self.store = store

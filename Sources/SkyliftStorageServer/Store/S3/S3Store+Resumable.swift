@@ -69,7 +69,7 @@ extension S3Store {
         }
         var tail = try await tailBytes(upload, state)
         var parts = state.parts.count
-        let running = runningDigests.take(id, covering: state.partBytes)
+        let running = runningDigest(id, covering: state.partBytes)
         var chunks = body.makeAsyncIterator()
         do {
             // Chunk by chunk (not a part at a time), so bytes that arrived before the body failed are in `tail`.
@@ -85,8 +85,7 @@ extension S3Store {
                     used += take
                     guard tail.count == upload.partSize else { continue }
                     try await uploadPart(upload, number: parts + 1, tail)
-                    running?.digest.update(tail)
-                    running?.covered += Int64(tail.count)
+                    tail.withUnsafeBytes { running?.update($0) }
                     parts += 1
                     tail = []
                 }
@@ -97,7 +96,7 @@ extension S3Store {
             throw S3StoreError.wrapping(error, operation: "append", path: upload.path)
         }
         try await storeTail(upload, tail, after: parts, had: state, sameParts: parts == state.parts.count)
-        if let running { runningDigests.keep(running, for: id) }
+        if let running { runningDigests.keep(running, for: id, covered: Int64(parts) * Int64(upload.partSize)) }
         // Written again on every append: its age says how long the write has been idle (see the sweep).
         try? await record(upload, condition: .always)
         return Int64(parts) * Int64(upload.partSize) + Int64(tail.count)
@@ -115,7 +114,7 @@ extension S3Store {
         if let length = upload.length, length != state.offset {
             throw S3StoreError(operation: "finish", path: upload.path, status: 409, reason: .lengthMismatch(expected: length, actual: state.offset))
         }
-        let running = runningDigests.take(id, covering: state.partBytes)
+        let running = runningDigest(id, covering: state.partBytes)
         let type = upload.contentType ?? MediaType.forPath(upload.path)
         do {
             // An empty file is one empty object: a multipart upload needs a part, and an empty part is not one.
@@ -124,22 +123,22 @@ extension S3Store {
             let tail = try await tailBytes(upload, state)
             if !tail.isEmpty {
                 parts.append(try await uploadPart(upload, number: parts.count + 1, tail))
-                running?.digest.update(tail)
+                tail.withUnsafeBytes { running?.update($0) }
             }
             try await client.completeMultipartUpload(bucket: bucket, key: upload.stagingKey, uploadId: upload.uploadId, parts: parts)
             let sha256: [UInt8]
-            if let running { sha256 = running.digest.finalizeAndReset() } else { sha256 = try await hashObject(upload.stagingKey) }
+            if let running { sha256 = running.sha256 } else { sha256 = try await hashObject(upload.stagingKey) }
             try Self.check(sha256, expected: expectedSHA256, path: upload.path)
             let etag = try await client.copyObject(bucket: bucket, from: upload.stagingKey, to: key(upload.path), size: state.offset,
                                                    metadata: [Self.sha256Field: sha256.hexString], contentType: type)
             await discard(upload)
-            runningDigests.forget(id)
+            runningDigests.drop(id)
             return S3StoreEntry(path: upload.path, kind: .file, info: ContentInfo(length: state.offset, contentType: type, etag: etag),
                                 sha256: sha256)
         } catch {
             // A digest mismatch ends the write; anything else leaves it to be finished again.
             if case .digestMismatch = (error as? S3StoreError)?.reason { await discard(upload) }
-            runningDigests.forget(id)
+            runningDigests.drop(id)
             throw S3StoreError.wrapping(error, operation: "finish", path: upload.path)
         }
     }
@@ -150,8 +149,13 @@ extension S3Store {
         let etag = try await client.putObject(bucket: bucket, key: key(upload.path), body: .bytes([]), sha256: sha256, contentType: contentType,
                                               metadata: [Self.sha256Field: sha256.hexString], condition: .always)
         await discard(upload)
-        runningDigests.forget(upload.id)
+        runningDigests.drop(upload.id)
         return S3StoreEntry(path: upload.path, kind: .file, info: ContentInfo(length: 0, contentType: contentType, etag: etag), sha256: sha256)
+    }
+
+    /// The running SHA-256 of write `id` when it covers exactly `covered` bytes (a new one at 0); else nil.
+    private func runningDigest(_ id: String, covering covered: Int64) -> DigestRecorder? {
+        runningDigests.take(id, covering: covered) ?? (covered == 0 ? DigestRecorder([.sha256]) : nil)
     }
 
     // MARK: Parts and tails

@@ -23,8 +23,8 @@ public final class S3Store: Sendable {
     public let prefix: String
     /// The part size of multipart writes (at least S3's 5 MiB), also the most a write holds in memory.
     public let partSize: Int
-    /// The running SHA-256 of the resumable writes appended to here.
-    let runningDigests = RunningDigests()
+    /// The running SHA-256 of the resumable writes appended to here, covering their whole parts.
+    let runningDigests = StreamedDigests()
 
     /// The metadata field (`x-amz-meta-skylift-sha256`) holding a file's SHA-256 in hex.
     public static let sha256Field = "skylift-sha256"
@@ -69,6 +69,11 @@ public final class S3Store: Sendable {
 
     // MARK: Reading
 
+    /// The SHA-256 recorded in an object's metadata (``sha256Field``); nil when absent or not 32 bytes of hex.
+    static func recordedSHA256(in metadata: [String: String]) -> [UInt8]? {
+        metadata[sha256Field].flatMap(Hex.bytes).flatMap { $0.count == 32 ? $0 : nil }
+    }
+
     /// The file or folder at `path`, or nil when neither exists. A file's entry comes from its HEAD (size, ETag,
     /// Last-Modified, content type, the SHA-256 recorded in its metadata); a folder's from its marker or the
     /// first key below it. The root always exists.
@@ -77,7 +82,7 @@ public final class S3Store: Sendable {
         if path.isEmpty { return S3StoreEntry(path: "", kind: .folder) }
         do {
             let head = try await client.headObjectMetadata(bucket: bucket, key: key(path))
-            let sha256 = head.metadata[Self.sha256Field].flatMap(Hex.bytes).flatMap { $0.count == 32 ? $0 : nil }
+            let sha256 = Self.recordedSHA256(in: head.metadata)
             return S3StoreEntry(path: path, kind: .file, info: head.info, sha256: sha256)
         } catch let error as S3Error where error.status == 404 {
             // Not a file: perhaps a folder.

@@ -92,7 +92,7 @@ public struct S3StoreScrub: Sendable {
         }
         report.bytes += count
         let found = digest.finalize()
-        let known = head.metadata[S3Store.sha256Field].flatMap(Hex.bytes).flatMap { $0.count == 32 ? $0 : nil }
+        let known = S3Store.recordedSHA256(in: head.metadata)
         if let known {
             report.compare(found, withRecorded: known, path: path)
             return

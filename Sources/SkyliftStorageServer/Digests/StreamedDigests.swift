@@ -1,15 +1,16 @@
 import Foundation
 import Synchronization
 
-/// The whole-file digests of tus uploads, computed as their bytes stream in, so that completing an upload
-/// records its digests (see ``DigestStore``) without reading the file again.
+/// The whole-file digests of uploads that come in several requests (tus uploads, resumable writes to an
+/// ``S3Store``), computed as their bytes stream in, so that completing an upload records its digests (see
+/// ``DigestStore``) without reading the file again.
 ///
 /// A running digest is good only while it has seen exactly the upload's bytes from offset 0, in order: a
 /// receiver takes it out when a body starts at the offset it covers (or starts a new one at offset 0), feeds it
 /// what it appends, and puts it back only when what it kept ends where the digest does. Anything else (a body
 /// cut inside a block, a block written again, a server restart, an entry pushed out by ``limit``) loses it, and
 /// completion falls back to hashing the file once. Memory: a few hundred bytes per upload, at most ``limit``.
-final class TusStreamedDigests: Sendable {
+final class StreamedDigests: Sendable {
     /// A running digest and the number of bytes from the start of the upload it has seen.
     struct Entry {
         let recorder: DigestRecorder
