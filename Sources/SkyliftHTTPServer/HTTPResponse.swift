@@ -127,6 +127,39 @@ public protocol HTTPBodyReceiver: AnyObject {
     func abort()
 }
 
+/// What a ``HTTPPacedBodyReceiver`` did with a chunk. The chunk is always taken whole.
+public enum HTTPReceiveResult {
+    /// Send the next chunk when it comes.
+    case more
+    /// Send nothing more until the ``HTTPWake`` given with this chunk is called: the server stops reading
+    /// the connection meanwhile, so a client sending faster than the receiver can pass bytes on is held back
+    /// by TCP instead of by the receiver's memory.
+    case paused
+    /// Stop consuming, as ``HTTPBodyReceiver/receive(_:)`` returning a response does.
+    case answer(HTTPResponse)
+}
+
+/// A receiver that passes bytes on to something slower than the socket (another server, a bounded queue) and
+/// tells the server when to stop reading. Its `receive(_:wake:)` runs on the event loop and must return at
+/// once; `wake` may be called from any thread, once the receiver can take more.
+public protocol HTTPPacedBodyReceiver: HTTPBodyReceiver {
+    func receive(_ chunk: UnsafeRawBufferPointer, wake: HTTPWake) -> HTTPReceiveResult
+}
+
+extension HTTPPacedBodyReceiver {
+    /// The unpaced form, for callers outside the server: waits for each wake before returning.
+    public func receive(_ chunk: UnsafeRawBufferPointer) -> HTTPResponse? {
+        let ready = DispatchSemaphore(value: 0)
+        switch receive(chunk, wake: HTTPWake { ready.signal() }) {
+        case .more: return nil
+        case let .answer(response): return response
+        case .paused:
+            ready.wait()
+            return nil
+        }
+    }
+}
+
 /// Decides how to answer each request. Called concurrently from the server's event loops: answer at once,
 /// or return ``HTTPHeadDecision/offload(_:)`` for work that blocks.
 public protocol HTTPHandler: Sendable {

@@ -123,7 +123,21 @@ extension HTTPServer {
         context.received += Int64(count)
         size.pointee = 0
         guard context.early == nil, let receiver = context.receiver, let data else { return MHD_Result.YES }
-        context.early = receiver.receive(UnsafeRawBufferPointer(start: data, count: count))
+        let chunk = UnsafeRawBufferPointer(start: data, count: count)
+        if let paced = context.paced {
+            let token = ObjectIdentifier(context)
+            switch paced.receive(chunk, wake: HTTPWake { [suspensions] in suspensions.wake(token) }) {
+            case .more: break
+            case let .answer(response): context.early = response
+            case .paused:
+                // Not reading until the wake: the client's bytes wait in its socket. A wake that came already, or a
+                // stopping server, leaves the connection running (stopping aborts the receiver).
+                _ = suspensions.park(token, connection)
+                return MHD_Result.YES
+            }
+        } else {
+            context.early = receiver.receive(chunk)
+        }
         if let early = context.early, !EarlyAnswer.drains(context) {
             return EarlyAnswer.answerAndClose(early, on: connection, context: context, plain: configuration.tls == nil)
         }
@@ -186,6 +200,7 @@ let skyliftRequestCompleted: MHD_RequestCompletedCallback = { cls, connection, c
         context.answer = nil
     }
     context.slot?.end()
+    if context.paced != nil { server.suspensions.forget(ObjectIdentifier(context)) }
     if let connection, context.hasBody {
         skylift_mhd_set_timeout(connection, UInt32(server.configuration.limits.keepAliveTimeout))
     }

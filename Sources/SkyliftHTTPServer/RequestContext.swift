@@ -10,7 +10,11 @@ final class RequestContext: @unchecked Sendable {
     let request: HTTPRequest
     let slot: ConnectionSlot?
     let started = DispatchTime.now()
-    var receiver: (any HTTPBodyReceiver)?
+    var receiver: (any HTTPBodyReceiver)? {
+        didSet { paced = receiver as? any HTTPPacedBodyReceiver }
+    }
+    /// The receiver again when it can pause the connection; cast once, not for every chunk.
+    private(set) var paced: (any HTTPPacedBodyReceiver)?
     /// Response the handler chose from the head, queued once the (small) body has been read and dropped.
     var pending: HTTPResponse?
     /// Response a receiver chose before the body ended (early rejection): the rest of the body is dropped.

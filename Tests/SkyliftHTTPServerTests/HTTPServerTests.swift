@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import SkyliftHTTPServer
 import TestProbes
 import Testing
@@ -34,6 +35,29 @@ final class ProbeHandler: HTTPHandler {
         func abort() {}
     }
 
+    /// Pauses the connection after every chunk and wakes it a moment later from another thread; counts chunks
+    /// that came while it was paused (there must be none) and sums the bytes to check they all came, in order.
+    final class Paced: HTTPPacedBodyReceiver, @unchecked Sendable {
+        // @unchecked Sendable: `paused` is the only field the waking thread touches, and it is atomic.
+        let paused = Atomic<Bool>(false)
+        var total = 0, pauses = 0, early = 0
+        var sum: UInt64 = 0
+        func receive(_ chunk: UnsafeRawBufferPointer, wake: HTTPWake) -> HTTPReceiveResult {
+            if paused.load(ordering: .acquiring) { early += 1 }
+            for byte in chunk { sum = sum &* 31 &+ UInt64(byte) }
+            total += chunk.count
+            pauses += 1
+            paused.store(true, ordering: .releasing)
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(1)) { [self] in
+                paused.store(false, ordering: .releasing)
+                wake()
+            }
+            return .paused
+        }
+        func finish() -> HTTPResponse { .text(201, "got \(total) sum \(sum) pauses \(pauses) early \(early)") }
+        func abort() {}
+    }
+
     final class Counter: HTTPBodyProducer {
         let total: Int64
         init(total: Int64) { self.total = total }
@@ -49,6 +73,7 @@ final class ProbeHandler: HTTPHandler {
     func head(_ request: HTTPRequest) -> HTTPHeadDecision {
         switch (request.method, request.path) {
         case ("PUT", "/pieces"): return .receive(Pieces())
+        case ("PUT", "/paced"): return .receive(Paced())
         case ("PUT", _): return .receive(Collect(limit: 1 << 20))
         case ("POST", "/reject"): return .respond(.text(403, "not here"))
         case ("GET", "/file"):
@@ -136,6 +161,20 @@ func connects(_ args: [String]) throws -> String {
             // withServer gives each connection 64 KiB: half of it is what the read buffer starts with.
             #expect(largest > 32 * 1024, "\(answer)")
             #expect(largest <= 64 * 1024, "\(answer)")
+        }
+    }
+
+    /// A paced receiver holds the client back: it is never handed a chunk while paused, and every byte arrives.
+    @Test func aPausedReceiverGetsNothingUntilItsWake() throws {
+        try withServer { s in
+            let bytes = (0 ..< (4 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 11) }
+            let body = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+            try Data(bytes).write(to: body)
+            defer { try? FileManager.default.removeItem(at: body) }
+            let sum = bytes.reduce(UInt64(0)) { $0 &* 31 &+ UInt64($1) }
+            let answer = String(decoding: try curl(["-T", body.path, "\(s.baseURL)/paced"]).out, as: UTF8.self)
+            #expect(answer.hasPrefix("got \(4 << 20) sum \(sum) pauses "), "\(answer)")
+            #expect(answer.hasSuffix(" early 0\n"), "\(answer)")
         }
     }
 

@@ -33,13 +33,24 @@ struct ResponsePolicy: HTTPHandler {
     }
 }
 
-/// A body receiver whose answers get the policy's headers too.
-private final class PolicyReceiver: HTTPBodyReceiver {
+/// A body receiver whose answers get the policy's headers too. Paced itself, so an inner receiver that pauses
+/// the connection still can.
+private final class PolicyReceiver: HTTPPacedBodyReceiver {
     private let inner: any HTTPBodyReceiver
+    private let paced: (any HTTPPacedBodyReceiver)?
 
-    init(_ inner: any HTTPBodyReceiver) { self.inner = inner }
+    init(_ inner: any HTTPBodyReceiver) {
+        self.inner = inner
+        paced = inner as? any HTTPPacedBodyReceiver
+    }
 
-    func receive(_ chunk: UnsafeRawBufferPointer) -> HTTPResponse? { inner.receive(chunk).map(ResponsePolicy.apply) }
+    func receive(_ chunk: UnsafeRawBufferPointer, wake: HTTPWake) -> HTTPReceiveResult {
+        guard let paced else { return inner.receive(chunk).map { .answer(ResponsePolicy.apply($0)) } ?? .more }
+        switch paced.receive(chunk, wake: wake) {
+        case let .answer(response): return .answer(ResponsePolicy.apply(response))
+        case let other: return other
+        }
+    }
 
     func finish() -> HTTPResponse { ResponsePolicy.apply(inner.finish()) }
 
