@@ -81,7 +81,7 @@ func runSkylift(_ arguments: [String], environment: [String: String] = [:]) asyn
 
     @Test func serveHelp() async {
         let expected = """
-        usage: skylift serve [--root DIR] [--listen HOST:PORT] [--token-file FILE | --token TOKEN | --no-auth] [--allow-host NAME]... [--tls-cert FILE --tls-key FILE | --tls-self-signed] [--tus-expiry SECONDS] [--digests LIST] [--thumbnail-cache SIZE] [--thumbnail-jobs N] [--max-connections N] [--max-connections-per-address N] [--header-timeout SECONDS] [--body-timeout SECONDS] [--keepalive-timeout SECONDS] [--quiet]
+        usage: skylift serve [--root DIR | --store s3://BUCKET/PREFIX/] [--listen HOST:PORT] [--token-file FILE | --token TOKEN | --no-auth] [--allow-host NAME]... [--tls-cert FILE --tls-key FILE | --tls-self-signed] [--tus-expiry SECONDS] [--digests LIST] [--thumbnail-cache SIZE] [--thumbnail-jobs N] [--max-connections N] [--max-connections-per-address N] [--header-timeout SECONDS] [--body-timeout SECONDS] [--keepalive-timeout SECONDS] [--s3-endpoint URL] [--s3-addressing MODE] [--quiet]
 
         Serve a folder as the embedded cloud: WebDAV at /dav/, tus uploads at /uploads/<id>,
         ranged GET/HEAD on every file. The token comes from --token-file, --token or
@@ -98,9 +98,14 @@ func runSkylift(_ arguments: [String], environment: [String: String] = [:]) asyn
         The web app's thumbnails (libvips; poster frames of videos through ffmpeg when it is on
         PATH) are cached in <store>/.skylift-thumbs, at most --thumbnail-cache bytes (default
         512M), and made --thumbnail-jobs at a time (default: the number of cores, 2 to 8).
+        With --store s3://bucket/prefix/ the files of that S3 store (as `skylift scrub` reads
+        one) are served instead, read-only for now: GET and HEAD with ranges, PROPFIND and
+        OPTIONS under /dav/; other methods, tus and the web app answer 501. A bucket needs
+        --token-file, --token, $SKYLIFT_TOKEN or --no-auth, and --tls-cert/--tls-key for TLS.
 
         options:
           --root DIR                    folder to serve (default: $XDG_DATA_HOME/skylift/store)
+          --store s3://BUCKET/PREFIX/   serve this S3 store instead of a folder (reads only for now)
           --listen HOST:PORT            address to listen on (default: 127.0.0.1:8421)
           --token TOKEN                 require this bearer token (default: $SKYLIFT_TOKEN, else a saved one)
           --token-file FILE             read the token from FILE (mode 0600; unlike --token, not visible in ps)
@@ -119,12 +124,15 @@ func runSkylift(_ arguments: [String], environment: [String: String] = [:]) asyn
           --header-timeout SECONDS      time to send a complete request head (default: 60)
           --body-timeout SECONDS        time a request body may pause (default: 60)
           --keepalive-timeout SECONDS   time an idle connection is kept between requests (default: 75)
+          --s3-endpoint URL             S3 service for s3:// locations (default: $AWS_ENDPOINT_URL, else AWS)
+          --s3-addressing MODE          path, virtual or auto: bucket in the URL path or host (default: auto)
           --quiet                       no access log on stderr
           --help                        show this help and exit
 
         examples:
           skylift serve
           skylift serve --root ~/media --listen 0.0.0.0:8421 --token-file ~/.config/skylift/token --tls-self-signed
+          skylift serve --store s3://media/cloud/ --s3-endpoint http://127.0.0.1:7480 --token-file ~/.config/skylift/token
 
         """
         for args in [["serve", "--help"], ["serve", "-h"], ["help", "serve"], ["serve", "--root", "x", "--help"]] {

@@ -9,7 +9,7 @@ public enum ServeCommand: Command {
     public static let spec = CommandSpec(
         name: "serve",
         summary: "serve a folder as the embedded cloud (WebDAV, tus, ranged GET)",
-        usage: "serve [--root DIR] [--listen HOST:PORT] [--token-file FILE | --token TOKEN | --no-auth] [--allow-host NAME]... [--tls-cert FILE --tls-key FILE | --tls-self-signed] [--tus-expiry SECONDS] [--digests LIST] [--thumbnail-cache SIZE] [--thumbnail-jobs N] [--max-connections N] [--max-connections-per-address N] [--header-timeout SECONDS] [--body-timeout SECONDS] [--keepalive-timeout SECONDS] [--quiet]",
+        usage: "serve [--root DIR | --store s3://BUCKET/PREFIX/] [--listen HOST:PORT] [--token-file FILE | --token TOKEN | --no-auth] [--allow-host NAME]... [--tls-cert FILE --tls-key FILE | --tls-self-signed] [--tus-expiry SECONDS] [--digests LIST] [--thumbnail-cache SIZE] [--thumbnail-jobs N] [--max-connections N] [--max-connections-per-address N] [--header-timeout SECONDS] [--body-timeout SECONDS] [--keepalive-timeout SECONDS] [--s3-endpoint URL] [--s3-addressing MODE] [--quiet]",
         details: """
         Serve a folder as the embedded cloud: WebDAV at /dav/, tus uploads at /uploads/<id>,
         ranged GET/HEAD on every file. The token comes from --token-file, --token or
@@ -26,15 +26,21 @@ public enum ServeCommand: Command {
         The web app's thumbnails (libvips; poster frames of videos through ffmpeg when it is on
         PATH) are cached in <store>/.skylift-thumbs, at most --thumbnail-cache bytes (default
         512M), and made --thumbnail-jobs at a time (default: the number of cores, 2 to 8).
+        With --store s3://bucket/prefix/ the files of that S3 store (as `skylift scrub` reads
+        one) are served instead, read-only for now: GET and HEAD with ranges, PROPFIND and
+        OPTIONS under /dav/; other methods, tus and the web app answer 501. A bucket needs
+        --token-file, --token, $SKYLIFT_TOKEN or --no-auth, and --tls-cert/--tls-key for TLS.
         """,
         options: Options.specs,
         examples: [
             "skylift serve",
             "skylift serve --root ~/media --listen 0.0.0.0:8421 --token-file ~/.config/skylift/token --tls-self-signed",
+            "skylift serve --store s3://media/cloud/ --s3-endpoint http://127.0.0.1:7480 --token-file ~/.config/skylift/token",
         ])
 
     public struct Options: CommandOptions {
         var root: String?
+        var store: String?
         var listen: ListenAddress?
         var token = TokenOptions()
         var noAuth = false
@@ -46,11 +52,13 @@ public enum ServeCommand: Command {
         var thumbnailJobs: Int?
         var limits = LimitOptions()
         var log = LogOptions()
+        var s3 = S3Options()
 
         public init() {}
 
         public static let declarations: [OptionDeclaration<Options>] = [
             .value("--root", "DIR", help: "folder to serve (default: $XDG_DATA_HOME/skylift/store)", \.root),
+            .value("--store", "s3://BUCKET/PREFIX/", help: "serve this S3 store instead of a folder (reads only for now)", \.store),
             .value("--listen", "HOST:PORT", help: "address to listen on (default: 127.0.0.1:8421)", \.listen, as: ListenAddress.parser),
         ] + TokenOptions.declarations.help(\.token, "require this bearer token (default: $SKYLIFT_TOKEN, else a saved one)").within(\.token) + [
             .flag("--no-auth", help: "serve without any authentication (loopback Host names only)", \.noAuth),
@@ -65,7 +73,8 @@ public enum ServeCommand: Command {
                    }),
             .value("--thumbnail-jobs", "N", help: "thumbnails made at once (default: the number of cores, 2 to 8)",
                    \.thumbnailJobs, as: .integer(1 ... 64)),
-        ] + LimitOptions.declarations.within(\.limits) + LogOptions.declarations.only(\.quiet).help(\.quiet, "no access log on stderr").within(\.log)
+        ] + LimitOptions.declarations.within(\.limits) + S3Options.declarations.within(\.s3)
+            + LogOptions.declarations.only(\.quiet).help(\.quiet, "no access log on stderr").within(\.log)
 
         /// `--thumbnail-cache` and `--thumbnail-jobs` where given; the configuration's defaults elsewhere.
         func thumbnails(into configuration: inout StorageConfiguration) {
@@ -79,6 +88,8 @@ public enum ServeCommand: Command {
     public static func run(_ invocation: Invocation<Options>, context: CommandContext) async throws -> Int32 {
         let options = invocation.options
         try options.exclusive(\.token.token, \.token.tokenFile, \.noAuth, command: spec.name)
+        try options.exclusive(\.root, \.store, command: spec.name)
+        if let store = options.store { return try await serveBucket(store, options, context: context) }
         let defaults = EmbeddedCloudDefaults(environment: context.environment)
         let listen = options.listen ?? EmbeddedCloudDefaults.listen
         let root = options.root.map { URL(fileURLWithPath: $0) } ?? defaults.store
@@ -113,13 +124,7 @@ public enum ServeCommand: Command {
         configuration.tusExpiry = options.tusExpiry ?? 86_400
         configuration.tls = tls?.identity
         options.thumbnails(into: &configuration)
-        let server: StorageServer
-        do {
-            server = try StorageServer(configuration: configuration, host: listen.host, port: listen.port)
-            try server.start()
-        } catch {
-            throw CommandFailure("cannot serve on \(listen): \(error)")
-        }
+        let server = try start(configuration, listen: listen)
         let signIn: String?
         do { signIn = try server.signInLink() } catch { throw CommandFailure("cannot make a sign-in link: \(error)") }
         printStart(root: root, baseURL: server.baseURL, token: token, tokenNote: tokenNote, signIn: signIn, tls: tls, listen: listen,
@@ -128,6 +133,22 @@ public enum ServeCommand: Command {
             context.errors.line("skylift serve: warning: \(root.path) keeps no extended attributes: no digests are recorded, "
                 + "clients verify by reading back and `skylift scrub` finds nothing to compare")
         }
+        return await serveUntilSignal(server, shutdown, context: context)
+    }
+
+    /// A started server on `listen`, or a failure naming the address.
+    static func start(_ configuration: StorageConfiguration, listen: ListenAddress) throws -> StorageServer {
+        do {
+            let server = try StorageServer(configuration: configuration, host: listen.host, port: listen.port)
+            try server.start()
+            return server
+        } catch {
+            throw CommandFailure("cannot serve on \(listen): \(error)")
+        }
+    }
+
+    /// Serves until a shutdown signal, then stops (open connections end first); the exit status.
+    static func serveUntilSignal(_ server: StorageServer, _ shutdown: ShutdownSignal, context: CommandContext) async -> Int32 {
         let signal = await shutdown.wait()
         context.errors.line("skylift: signal \(signal), stopping")
         server.stop()
@@ -135,7 +156,7 @@ public enum ServeCommand: Command {
     }
 
     /// The server's settings from the options: digests, caps and deadlines, the `Host` check, the access log.
-    private static func storageConfiguration(_ options: Options, root: URL, token: String?, listen: ListenAddress,
+    static func storageConfiguration(_ options: Options, root: URL, token: String?, listen: ListenAddress,
                                              context: CommandContext) throws -> StorageConfiguration {
         var configuration = StorageConfiguration(root: root, token: token)
         configuration.digests = DigestOption.algorithms(options.digests)
@@ -150,7 +171,7 @@ public enum ServeCommand: Command {
 
     /// The start-up lines: what is served where, the token (only a generated one), the one-time sign-in link
     /// (also for a token from a file or the environment: it holds a code, never the token), TLS trust.
-    private static func printStart(root: URL, baseURL: String, token: String?, tokenNote: String, signIn: String?,
+    static func printStart(root: URL, baseURL: String, token: String?, tokenNote: String, signIn: String?,
                                    tls: ServeTLS?, listen: ListenAddress, context: CommandContext) {
         context.output.line("skylift: serving \(root.path)")
         context.output.line("  url:   \(baseURL)/dav/")

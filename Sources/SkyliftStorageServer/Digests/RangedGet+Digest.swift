@@ -12,10 +12,10 @@ extension RangedGet {
     /// `Repr-Digest` (RFC 9530) for the file as it is, when its record still describes it; with
     /// `Want-Repr-Digest`, only if the client did not refuse SHA-256 (weight 0). A malformed preference is
     /// ignored, as if absent. It describes the whole file, so it goes on range answers too.
-    func addReprDigest(_ request: HTTPRequest, fd: FileDescriptor, stat: FileStat, to headers: inout HTTPHeaders) {
+    func addReprDigest(_ request: HTTPRequest, file: any StoredFile, to headers: inout HTTPHeaders) {
         let chosen = request.headers["Want-Repr-Digest"].flatMap(DigestPreference.init)?.choose(from: Self.offeredDigests)
             ?? Self.offeredDigests
-        guard chosen.contains("sha-256"), let record = digests.load(fd: fd, stat: stat) else { return }
+        guard chosen.contains("sha-256"), let record = file.digestRecord() else { return }
         headers.add("Repr-Digest", Self.reprDigest(record))
     }
 

@@ -48,7 +48,7 @@ extension WebDAV {
                 return .text(500, "cannot create \(target.relative)")
             }
         }
-        let prop = DAVXML.dav("prop", [lockDiscovery([lock])])
+        let prop = DAVXML.dav("prop", [Self.lockDiscovery([lock])])
         return DAVXML.response(existed ? 200 : 201, prop, headers: ["Lock-Token": "<\(lock.token)>"])
     }
 
@@ -60,7 +60,7 @@ extension WebDAV {
         guard let token = header.tokens.first(where: held.contains), let lock = locks.refresh(token, timeout: timeout) else {
             return .text(412, "no lock named in the If header covers \(target.relative)")
         }
-        return DAVXML.response(200, DAVXML.dav("prop", [lockDiscovery([lock])]))
+        return DAVXML.response(200, DAVXML.dav("prop", [Self.lockDiscovery([lock])]))
     }
 
     func unlock(_ request: HTTPRequest, target: StoragePath) -> HTTPResponse {
@@ -75,7 +75,7 @@ extension WebDAV {
         return HTTPResponse(status: 204)
     }
 
-    func lockDiscovery(_ active: [DAVLock]) -> XMLTree {
+    static func lockDiscovery(_ active: [DAVLock]) -> XMLTree {
         DAVXML.dav("lockdiscovery", active.map { lock in
             var parts = [
                 DAVXML.dav("locktype", [DAVXML.dav("write")]),

@@ -20,8 +20,9 @@ final class StorageRouter: HTTPHandler {
         let auth = Auth(token: configuration.token)
         self.auth = auth
         tus = TusUploads(store: store, expiry: configuration.tusExpiry, maxSize: configuration.maxUploadSize)
-        webdav = WebDAV(store: store, maxUploadSize: configuration.maxUploadSize, digests: store.digests)
-        get = RangedGet(digests: store.digests)
+        let backend = FolderBackend(digests: store.digests, properties: DeadProperties())
+        webdav = WebDAV(store: store, backend: backend, maxUploadSize: configuration.maxUploadSize, locks: LockTable())
+        get = RangedGet(backend: backend)
         web = try Self.makeWebApp(store: store, auth: auth, secure: configuration.tls != nil)
         media = MediaViews(maker: Self.makeThumbnailer(configuration, store), digests: store.digests)
     }

@@ -2,22 +2,31 @@ import Foundation
 import SkyliftHTTPServer
 import SkyliftWebApp
 
-/// The embedded cloud: a directory served over WebDAV (`/dav/`), tus (`/uploads/`) and ranged GET.
+/// The embedded cloud: a directory served over WebDAV (`/dav/`), tus (`/uploads/`) and ranged GET; or the
+/// files of a bucket (``StorageConfiguration/bucket``), read through the same code.
 ///
 /// Every request is authenticated with the configured token, every path is confined to the root, and
 /// bodies stream both ways: uploads go to disk as they arrive, downloads are sent from the file descriptor.
 public final class StorageServer: Sendable {
     private let http: HTTPServer
-    private let router: StorageRouter
+    /// The folder store's router; nil over a bucket.
+    private let router: StorageRouter?
 
-    /// Prepares a server for `configuration.root` on `host:port` (port 0 picks a free one).
+    /// Prepares a server for `configuration.root` (or its bucket) on `host:port` (port 0 picks a free one).
     /// Throws ``StorageServerError`` when the root is unusable.
     public init(configuration: StorageConfiguration, host: String = "127.0.0.1", port: UInt16 = 0) throws {
-        let store = try Store(root: configuration.root, digestAlgorithms: configuration.digests,
-                              spaceReserve: configuration.spaceReserve)
-        let router = try StorageRouter(configuration: configuration, store: store)
-        self.router = router
-        let routed: any HTTPHandler = configuration.effectiveHostPolicy.map { HostFilter(policy: $0, next: router) } ?? router
+        let top: any HTTPHandler
+        if let bucket = configuration.bucket {
+            router = nil
+            top = BucketRouter(backend: BucketBackend(store: bucket), token: configuration.token)
+        } else {
+            let store = try Store(root: configuration.root, digestAlgorithms: configuration.digests,
+                                  spaceReserve: configuration.spaceReserve)
+            let router = try StorageRouter(configuration: configuration, store: store)
+            self.router = router
+            top = router
+        }
+        let routed: any HTTPHandler = configuration.effectiveHostPolicy.map { HostFilter(policy: $0, next: top) } ?? top
         let handler = ResponsePolicy(next: routed)
         http = HTTPServer(configuration: .init(host: host, port: port, limits: configuration.limits,
                                                accessLog: configuration.accessLog, tls: configuration.tls),
@@ -28,24 +37,27 @@ public final class StorageServer: Sendable {
     /// previous run left behind are removed in the background.
     public func start() throws {
         let started = Date()
-        router.tus.recoverAtStart()
-        router.tus.sweepExpired()
+        router?.tus.recoverAtStart()
+        router?.tus.sweepExpired()
         try http.start()
-        StaleTempSweep(rootPath: router.store.rootPath, cutoff: started).runInBackground()
+        if let router { StaleTempSweep(rootPath: router.store.rootPath, cutoff: started).runInBackground() }
     }
 
     /// Stops serving and waits for open connections to end. Unfinished uploads stay on disk.
     public func stop() { http.stop() }
 
     /// The digests recorded for written files (sorted); empty when the store's file system keeps no
-    /// extended attributes, so nothing can be recorded (see `DigestStore`).
+    /// extended attributes, so nothing can be recorded (see `DigestStore`). A bucket keeps SHA-256 in metadata.
     public var recordedDigests: [String] {
-        router.store.digests.supported ? router.store.digests.algorithms.map(\.rawValue).sorted() : []
+        guard let router else { return ["sha256"] }
+        return router.store.digests.supported ? router.store.digests.algorithms.map(\.rawValue).sorted() : []
     }
 
     /// A one-time sign-in link for a browser (`<baseURL>/signin?code=…`, valid once, for ten minutes); nil when
-    /// the server runs without auth. Throws ``StorageServerError`` when the code cannot be recorded.
+    /// the server runs without auth or over a bucket (no web app yet). Throws ``StorageServerError`` when the code
+    /// cannot be recorded.
     public func signInLink() throws -> String? {
+        guard let router else { return nil }
         do {
             return try router.web.signInLink().map { baseURL + "/" + $0 }
         } catch let e as WebStateError {

@@ -8,14 +8,19 @@ import SkyliftSystem
 final class WebDAV: Sendable {
     let store: Store
     let maxUploadSize: Int64
-    let locks = LockTable()
-    let properties = DeadProperties()
+    let locks: LockTable
+    let properties: DeadProperties
     let digests: DigestStore
+    /// PROPFIND, through the store interface.
+    let listing: PropertyListing
 
-    init(store: Store, maxUploadSize: Int64, digests: DigestStore) {
+    init(store: Store, backend: FolderBackend, maxUploadSize: Int64, locks: LockTable) {
         self.store = store
         self.maxUploadSize = maxUploadSize
-        self.digests = digests
+        digests = backend.digests
+        properties = backend.properties
+        self.locks = locks
+        listing = PropertyListing(backend: backend, locks: locks)
     }
 
     func handle(_ request: HTTPRequest, target: StoragePath) -> HTTPHeadDecision {
@@ -23,7 +28,7 @@ final class WebDAV: Sendable {
         case "PUT": return put(request, target: target)
         case "DELETE": return .respond(delete(request, target: target))
         case "MKCOL": return mkcol(request, target: target)
-        case "PROPFIND": return withBody(request, limit: Self.propfindBodyLimit) { self.propfind(request, target: target, body: $0) }
+        case "PROPFIND": return withBody(request, limit: Self.propfindBodyLimit) { self.listing.propfind(request, target: target, body: $0) }
         case "PROPPATCH": return withBody(request, limit: Self.proppatchBodyLimit) { self.proppatch(request, target: target, body: $0) }
         case "COPY", "MOVE": return .respond(copyOrMove(request, source: target))
         case "LOCK": return withBody(request, limit: Self.lockBodyLimit) { self.lock(request, target: target, body: $0) }

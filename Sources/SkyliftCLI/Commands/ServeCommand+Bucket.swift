@@ -1,0 +1,44 @@
+import Foundation
+import SkyliftStorageServer
+import SkyliftSystem
+
+extension ServeCommand {
+    /// `serve --store s3://…`: the embedded cloud over a bucket. There is no folder to keep a generated token or
+    /// a self-signed certificate beside, so both must be given.
+    static func serveBucket(_ text: String, _ options: Options, context: CommandContext) async throws -> Int32 {
+        guard S3Settings.isS3(text) else {
+            throw UsageError.badValue(command: spec.name, option: "--store", value: text, expected: "s3://bucket/prefix/")
+        }
+        if options.tls.selfSigned {
+            throw UsageError.invalid(command: spec.name, message: "--tls-self-signed keeps its certificate next to a store folder; "
+                + "with --store give --tls-cert and --tls-key")
+        }
+        let store = try S3Settings.store(text, option: "--store", options.s3, command: spec.name, context: context)
+        let token: String?
+        if options.noAuth {
+            token = nil
+        } else if let given = try SecretOptions.token(options.token, environment: context.environment, command: spec.name) {
+            token = given
+        } else {
+            throw CommandFailure("serving \(store.location) needs --token-file, --token, $SKYLIFT_TOKEN or --no-auth: "
+                + "there is no store folder to keep a generated token in")
+        }
+        let listen = options.listen ?? EmbeddedCloudDefaults.listen
+        // The root is only used for a self-signed certificate, refused above.
+        let unused = URL(fileURLWithPath: "/")
+        let tls = try ServeTLS.resolve(options.tls, root: unused, listen: listen, command: spec.name)
+        let shutdown = ShutdownSignal()
+        var configuration = try storageConfiguration(options, root: unused, token: token, listen: listen, context: context)
+        configuration.bucket = store
+        configuration.tls = tls?.identity
+        let server = try start(configuration, listen: listen)
+        context.output.line("skylift: serving \(store.location) (GET, HEAD, PROPFIND)")
+        context.output.line("  url:   \(server.baseURL)/dav/")
+        context.output.line(token == nil ? "  auth:  none (--no-auth)" : "  token: as given")
+        for line in tls?.startLines ?? [] { context.output.line(line) }
+        if !listen.isLoopback && tls == nil {
+            context.errors.line("skylift serve: warning: listening on \(listen) without TLS: the token crosses the network in clear")
+        }
+        return await serveUntilSignal(server, shutdown, context: context)
+    }
+}

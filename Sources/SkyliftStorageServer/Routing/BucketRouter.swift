@@ -1,0 +1,73 @@
+import Foundation
+import SkyliftCore
+import SkyliftHTTPServer
+
+/// The embedded cloud over a bucket: authenticates each request, confines its path, and answers reads of
+/// `/dav/` (GET, HEAD, PROPFIND, OPTIONS) through the same ``RangedGet`` and ``PropertyListing`` the folder store
+/// uses, over a ``BucketBackend``. Every request runs on a work thread: each waits for the bucket.
+///
+/// What a bucket does not offer yet (writes, locks, tus uploads, the web app, share links) is answered 501,
+/// naming the method and the store, so a client fails clearly instead of half-working.
+final class BucketRouter: HTTPHandler {
+    let auth: Auth
+    let backend: BucketBackend
+    let get: RangedGet
+    let listing: PropertyListing
+    private let resolver = PathResolver(rootPath: "")
+
+    /// What OPTIONS says this server allows on `/dav/`.
+    static let allowedMethods = ["OPTIONS", "GET", "HEAD", "PROPFIND"]
+
+    init(backend: BucketBackend, token: String?) {
+        auth = Auth(token: token)
+        self.backend = backend
+        get = RangedGet(backend: backend)
+        listing = PropertyListing(backend: backend, locks: LockTable())
+    }
+
+    func head(_ request: HTTPRequest) -> HTTPHeadDecision { .offload { self.route(request) } }
+
+    private func route(_ request: HTTPRequest) -> HTTPHeadDecision {
+        guard auth.allows(request.headers) else { return .respond(Auth.challenge(request.headers)) }
+        if request.method == "OPTIONS" && (request.path == "*" || request.path == "/" || request.path.hasPrefix("/dav")) {
+            return .respond(options())
+        }
+        guard request.path == "/dav" || request.path.hasPrefix("/dav/") else {
+            return .respond(.text(request.path == "/" ? 501 : 404, request.path == "/"
+                ? "the web app is not served from an S3 store yet; files are under /dav/" : "not found"))
+        }
+        let target: StoragePath
+        switch resolver.resolve(rawPath: request.path, walking: false) {
+        case let .success(p): target = p
+        case let .failure(refusal): return .respond(.text(refusal.status, refusal.message))
+        }
+        switch request.method {
+        case "GET", "HEAD":
+            guard request.query == nil else { return .respond(unavailable("views (?\(request.query ?? ""))")) }
+            return .respond(StorageRouter.confined(get.respond(request, path: target)))
+        case "PROPFIND":
+            if let length = request.contentLength, length > Int64(WebDAV.propfindBodyLimit) {
+                return .respond(BodyCollector.tooLarge(WebDAV.propfindBodyLimit, kind: "XML"))
+            }
+            return .receive(BodyCollector(limit: WebDAV.propfindBodyLimit, kind: "XML") { body in
+                self.listing.propfind(request, target: target, body: body)
+            })
+        default:
+            return .respond(unavailable(request.method))
+        }
+    }
+
+    /// 501 for what a bucket does not offer yet, with the methods it does.
+    private func unavailable(_ what: String) -> HTTPResponse {
+        .text(501, "\(what) is not available on an S3 store (s3://\(backend.store.bucket)/\(backend.store.prefix)) yet; "
+            + "it serves GET, HEAD and PROPFIND", headers: ["Allow": Self.allowedMethods.joined(separator: ", ")])
+    }
+
+    private func options() -> HTTPResponse {
+        var h = HTTPHeaders()
+        h.add("DAV", "1")
+        h.add("Allow", Self.allowedMethods.joined(separator: ", "))
+        h.add("Accept-Ranges", "bytes")
+        return HTTPResponse(status: 200, headers: h)
+    }
+}

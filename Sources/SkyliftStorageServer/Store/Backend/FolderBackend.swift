@@ -1,0 +1,113 @@
+import Foundation
+import SkyliftCore
+import SkyliftHTTPServer
+import SkyliftSystem
+
+/// The folder store under the ``StoreBackend`` interface: files of a local directory, reached by walking
+/// folder descriptors under ``FileTree``'s rule for links, sent by the kernel from the open descriptor.
+struct FolderBackend: StoreBackend {
+    let digests: DigestStore
+    let properties: DeadProperties
+
+    var isLocal: Bool { true }
+
+    func open(_ path: StoragePath) -> StoreLookup {
+        if let (fd, stat) = FileTree.openServedFile(path) { return .file(FolderFile(fd: fd, stat: stat, digests: digests)) }
+        // Invisible entries (links out of the root, FIFOs, sockets, devices) are 404 like missing ones.
+        guard let entry = FileTree.entry(path) else { return .missing }
+        if entry.stat.isDirectory { return .folder }
+        do {
+            let (fd, stat) = try entry.target.openFileWithStat()
+            return .file(FolderFile(fd: fd, stat: stat, digests: digests))
+        } catch let e as FileSystemError {
+            return [.noSuchFile, .notDirectory, .tooManyLinks].contains(e.errno)
+                ? .missing : .failed(.text(403, "cannot read \(path.relative)"))
+        } catch { return .failed(.text(500, "cannot read \(path.relative)")) }
+    }
+
+    func item(_ path: StoragePath) -> StoredItem? { FileTree.entry(path).map { StoredItem($0.stat) } }
+
+    func members(of path: StoragePath) -> [StoredMember] {
+        guard let entry = FileTree.entry(path), entry.stat.isDirectory else { return [] }
+        return FileTree.members(of: entry, at: path).map { StoredMember(path: $0.path, item: StoredItem($0.stat)) }
+    }
+
+    func propertyReader(for target: StoragePath, members: Bool) -> any DeadPropertyReader {
+        // Members' properties are read through their folder, opened once, not by walking from the root for each.
+        let folder = members ? FileTree.entry(target).flatMap { try? $0.target.openFolder() } : nil
+        return FolderPropertyReader(target: target, folder: folder, properties: properties)
+    }
+
+    func digestRecord(_ path: StoragePath, _ item: StoredItem) -> DigestRecord? {
+        guard let stat = item.stat, let entry = FileTree.entry(path), let file = try? entry.target.openFile() else { return nil }
+        defer { file.close() }
+        // The record of the file a GET would serve, when it is still the file the listing described.
+        guard let now = try? file.status(path: path.relative), FileStat(now) == stat else { return nil }
+        return digests.load(fd: file, stat: stat)
+    }
+}
+
+/// A regular file of the folder store, open for reading.
+final class FolderFile: StoredFile {
+    let fd: FileDescriptor
+    let stat: FileStat
+    let item: StoredItem
+    private let digests: DigestStore
+
+    init(fd: FileDescriptor, stat: FileStat, digests: DigestStore) {
+        self.fd = fd
+        self.stat = stat
+        item = StoredItem(stat)
+        self.digests = digests
+    }
+
+    func digestRecord() -> DigestRecord? { digests.load(fd: fd, stat: stat) }
+
+    /// Bodies up to this size are read into memory and sent with the head in one write: one TCP segment instead
+    /// of a head and then a `sendfile`, which for small files halves the packets and the receiver's wake-ups.
+    static let smallBodyLimit: Int64 = 16 * 1024
+
+    func smallBytes(_ range: ByteRange) -> [UInt8]? {
+        guard range.length > 0, range.length <= Self.smallBodyLimit else { return nil }
+        var complete = false
+        let bytes = [UInt8](unsafeUninitializedCapacity: Int(range.length)) { buffer, count in
+            let n = (try? fd.read(into: UnsafeMutableRawBufferPointer(buffer), at: range.offset, path: "small body")) ?? 0
+            complete = n == buffer.count
+            count = complete ? n : 0
+        }
+        // Nil when the file shrank meanwhile: then it is sent from the descriptor, which ends the answer short.
+        return complete ? bytes : nil
+    }
+
+    func body(_ range: ByteRange) -> HTTPResponse.Body {
+        .file(descriptor: fd.rawValue, offset: range.offset, length: range.length)
+    }
+
+    func multipartBody(_ parts: [RangedResponse.Part], length: Int64) -> HTTPResponse.Body {
+        .stream(length: length, producer: MultipartRanges(parts: parts, length: length, close: { [fd] in fd.close() }) { [fd] buffer, offset in
+            try? fd.read(into: buffer, at: offset, path: "multipart part")
+        })
+    }
+
+    func close() { fd.close() }
+}
+
+/// Dead properties read from the folder store's extended attributes.
+private final class FolderPropertyReader: DeadPropertyReader {
+    let target: StoragePath
+    let folder: FileDescriptor?
+    let properties: DeadProperties
+
+    init(target: StoragePath, folder: FileDescriptor?, properties: DeadProperties) {
+        self.target = target
+        self.folder = folder
+        self.properties = properties
+    }
+
+    func properties(of path: StoragePath) -> [DeadProperties.Entry] {
+        guard let folder, path != target else { return properties.load(path) }
+        return properties.load(in: folder, path.name) ?? properties.load(path)
+    }
+
+    func close() { folder?.close() }
+}

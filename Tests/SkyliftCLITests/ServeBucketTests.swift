@@ -1,0 +1,48 @@
+import Foundation
+import SkyliftS3
+import Testing
+import TestPrograms
+import TestProbes
+
+/// `skylift serve --store s3://…` as a process, on moto: it serves the store's files, prints what it serves
+/// without the token, and refuses what a bucket cannot take with a message naming the option.
+@Suite(.serialized) struct ServeBucketTests {
+    @Test func servesTheStoreOfABucket() async throws {
+        let scratch = try TempFolder("serve-bucket"), home = scratch.url
+        let s3 = try S3Endpoint.lenient.get()
+        let bucket = try await s3.makeBucket()
+        let clip = Array("a short clip".utf8)
+        _ = try await s3.client().putObject(bucket: bucket, key: "cloud/films/clip.mp4", body: .bytes(clip), sha256: nil,
+                                            contentType: "video/mp4", metadata: [:], condition: .always)
+        let token = "bucket-token-1"
+        let serve = try ServeProcess(["--store", "s3://\(bucket)/cloud/", "--s3-addressing", "path", "--listen", "127.0.0.1:0",
+                                      "--token", token, "--quiet"], environment: s3.environment(home: home))
+        defer { _ = serve.terminate() }
+        let printed = serve.lines(3)
+        #expect(printed.first == "skylift: serving s3://\(bucket)/cloud/ (GET, HEAD, PROPFIND)", "\(printed)")
+        #expect(!printed.joined().contains(token))
+        let url = try #require(printed.first { $0.hasPrefix("  url:   ") }.map { String($0.dropFirst(9)) })
+        let got = try runForOutput(try TestPrograms.path("curl"), ["-s", "-H", "Authorization: Bearer \(token)", url + "films/clip.mp4"])
+        #expect(got.status == 0 && got.out == "a short clip", "\(printed) \(got)")
+        #expect(try curlStatus(["-r", "0-4", "-H", "Authorization: Bearer \(token)", url + "films/clip.mp4"]) == "206")
+        #expect(try curlStatus([url + "films/clip.mp4"]) == "401")
+    }
+
+    @Test func aBucketNeedsAGivenTokenAndItsOwnCertificate() throws {
+        let scratch = try TempFolder("serve-bucket-bad"), home = scratch.url
+        let s3 = try S3Endpoint.lenient.get()
+        var environment = s3.environment(home: home)
+        environment["SKYLIFT_TOKEN"] = nil
+        let cases: [([String], String, Int32)] = [
+            (["--store", "s3://media/x/"], "needs --token-file, --token, $SKYLIFT_TOKEN or --no-auth", 1),
+            (["--store", "s3://media/x/", "--no-auth", "--tls-self-signed"], "--tls-self-signed", 2),
+            (["--store", "/tmp/x", "--no-auth"], "--store", 2),
+            (["--store", "s3://media/x/", "--root", "/tmp", "--no-auth"], "--root", 2),
+        ]
+        for (arguments, message, status) in cases {
+            let run = try TransferProcess(["serve"] + arguments + ["--s3-addressing", "path"], environment: environment)
+            let (_, code) = run.finish()
+            #expect(code == status && run.errorText.contains(message), "\(arguments): \(code) \(run.errorText)")
+        }
+    }
+}
