@@ -99,13 +99,13 @@ func runSkylift(_ arguments: [String], environment: [String: String] = [:]) asyn
         PATH) are cached in <store>/.skylift-thumbs, at most --thumbnail-cache bytes (default
         512M), and made --thumbnail-jobs at a time (default: the number of cores, 2 to 8).
         With --store s3://bucket/prefix/ the files of that S3 store (as `skylift scrub` reads
-        one) are served instead, read-only for now: GET and HEAD with ranges, PROPFIND and
-        OPTIONS under /dav/; other methods, tus and the web app answer 501. A bucket needs
+        one) are served instead: GET and HEAD with ranges, PROPFIND, PUT, DELETE, MKCOL, COPY
+        and MOVE under /dav/; PROPPATCH, locks, tus and the web app answer 501 for now. It needs
         --token-file, --token, $SKYLIFT_TOKEN or --no-auth, and --tls-cert/--tls-key for TLS.
 
         options:
           --root DIR                    folder to serve (default: $XDG_DATA_HOME/skylift/store)
-          --store s3://BUCKET/PREFIX/   serve this S3 store instead of a folder (reads only for now)
+          --store s3://BUCKET/PREFIX/   serve this S3 store instead of a folder (no locks, tus yet)
           --listen HOST:PORT            address to listen on (default: 127.0.0.1:8421)
           --token TOKEN                 require this bearer token (default: $SKYLIFT_TOKEN, else a saved one)
           --token-file FILE             read the token from FILE (mode 0600; unlike --token, not visible in ps)

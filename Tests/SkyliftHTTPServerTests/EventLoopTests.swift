@@ -9,6 +9,8 @@ import Testing
 private final class GateHandler: HTTPHandler, Sendable {
     let gate = DispatchSemaphore(value: 0)
     let slowStarted = Atomic<Int>(0)
+    /// Signalled by each slow head as it starts waiting at the gate.
+    let arrived = DispatchSemaphore(value: 0)
 
     /// Answers `.pending` first and wakes itself from another thread, then gives its bytes.
     final class Later: HTTPEventBodyProducer, @unchecked Sendable {
@@ -37,7 +39,9 @@ private final class GateHandler: HTTPHandler, Sendable {
         case "/slow":
             return .offload { [self] in
                 slowStarted.add(1, ordering: .relaxed)
-                _ = gate.wait(timeout: .now() + 20)
+                arrived.signal()
+                // Long enough that a test starved of threads on a loaded machine still releases it itself.
+                _ = gate.wait(timeout: .now() + 120)
                 return .respond(.text(200, "slow"))
             }
         case "/later":
@@ -108,14 +112,18 @@ private final class Released: Sendable { let flag = Atomic<Bool>(false) }
         let server = HTTPServer(configuration: .init(loops: 1), handler: handler)
         try server.start()
         let slow = CurlRun(["-m", "30", "\(server.baseURL)/slow"])
-        // A loaded machine may take seconds to start curl: the work must be under way before stop() is asked.
-        for _ in 0..<1500 where handler.slowStarted.load(ordering: .relaxed) < 1 { try await Task.sleep(for: .milliseconds(20)) }
-        try #require(handler.slowStarted.load(ordering: .relaxed) >= 1, "the slow request never reached the handler")
+        // A loaded machine may take seconds to start curl: the work must be under way before stop() is asked. A
+        // blocking wait, not polling from a task: with the whole suite running, a task may not be resumed for longer
+        // than the work would wait.
+        try #require(handler.arrived.wait(timeout: .now() + 60) == .success, "the slow request never reached the handler")
         let released = Released()
-        DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) {
+        // A thread of its own: with the whole suite running, Dispatch's global queue can be busy for longer than
+        // the handler's 20 s wait, and a release that never comes looks like a stop that did not wait.
+        Thread {
+            Thread.sleep(forTimeInterval: 0.3)
             released.flag.store(true, ordering: .releasing)
             handler.gate.signal()
-        }
+        }.start()
         server.stop()
         // stop() returned only after the work was let go; the client got the answer or an end, never a hang.
         let wasReleased = released.flag.load(ordering: .acquiring)

@@ -7,8 +7,8 @@ import TestPrograms
 import TestProbes
 
 /// The embedded cloud over a bucket (`StorageConfiguration.bucket`), against moto and a one-node Ceph RGW: GET and
-/// HEAD with validators and ranges, PROPFIND and folder listings through the code the folder store uses, rclone
-/// reading the tree back, and a clear 501 for what a bucket does not offer yet.
+/// HEAD with validators and ranges, PROPFIND and folder listings, PUT, DELETE, MKCOL, COPY and MOVE through the code
+/// the folder store uses; rclone and litmus as clients; a clear 501 for what a bucket does not offer yet.
 @Suite(.serialized, .timeLimit(.minutes(3))) struct BucketServeTests {
     /// A store with two files (one written through the store, so with its SHA-256 recorded), an empty folder and a
     /// key under the hidden prefix, served on a free port.
@@ -19,8 +19,8 @@ import TestProbes
         func url(_ path: String) -> String { server.baseURL + path }
     }
 
-    static func serve(_ peer: S3Peer) async throws -> Served {
-        let store = try await StoreBucket.make(peer)
+    static func serve(_ peer: S3Peer, partSize: Int = 8 << 20) async throws -> Served {
+        let store = try await StoreBucket.make(peer, partSize: partSize)
         let a = randomBytes(1024), b = randomBytes(300_000)
         try await store.write("a.txt", body: AsyncStream { $0.yield(a); $0.finish() })
         try await store.write("photos/b c.jpg", body: AsyncStream { $0.yield(b); $0.finish() })
@@ -62,9 +62,66 @@ import TestProbes
         #expect(try Curl.run([s.url("/dav/nothing.txt")]).status == 404)
         #expect(try Curl.run([s.url("/dav/.skylift-secret")]).status == 404)
         #expect(try Curl.run([s.url("/dav/%2e%2e/x")]).status == 403)
-        let put = try Curl.run(["-X", "PUT", "--data-binary", "new", s.url("/dav/new.txt")])
-        #expect(put.status == 501 && put.text.contains("S3 store"), "\(put.text)")
-        #expect(try await s.store.stat("new.txt") == nil)
+        let lock = try Curl.run(["-X", "LOCK", s.url("/dav/a.txt")])
+        #expect(lock.status == 501 && lock.text.contains("S3 store"), "\(lock.text)")
+    }
+
+    /// PUT streams through to a multipart write (parts of 5 MiB here) and replaces a file only whole and checked;
+    /// MKCOL and DELETE change the tree; a body cut short stores nothing and leaves no upload behind.
+    @Test(arguments: S3Peer.allCases) func filesAreWrittenWholeOrNotAtAll(peer: S3Peer) async throws {
+        let s = try await Self.serve(peer, partSize: 5 << 20)
+        defer { s.server.stop() }
+        let big = randomBytes(12 << 20), file = try tempFile(big)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let created = try Curl.run(["-T", file.path, s.url("/dav/photos/big.bin")])
+        #expect(created.status == 201, "\(created.text)")
+        #expect(try await s.store.stat("photos/big.bin")?.sha256 == Digest.hash(.sha256, big))
+        #expect(try Curl.run([s.url("/dav/photos/big.bin")]).body == big)
+        let small = Array("replaced".utf8)
+        #expect(try Curl.run(["-X", "PUT", "--data-binary", "replaced", s.url("/dav/a.txt")]).status == 204)
+        #expect(try Curl.run([s.url("/dav/a.txt")]).body == small)
+        let wrong = try Curl.run(["-X", "PUT", "--data-binary", "damaged", "-H", "Content-Digest: sha-256=:\(Data(Digest.hash(.sha256, small)).base64EncodedString()):",
+                                  s.url("/dav/a.txt")])
+        #expect(wrong.status == 400, "\(wrong.text)")
+        #expect(try Curl.run([s.url("/dav/a.txt")]).body == small)
+        #expect(try Curl.run(["-X", "PUT", "--data-binary", "x", s.url("/dav/none/x.txt")]).status == 409)
+        #expect(try Curl.run(["-X", "PUT", "--data-binary", "x", s.url("/dav/photos")]).status == 405)
+
+        #expect(try Curl.run(["-X", "MKCOL", s.url("/dav/new")]).status == 201)
+        #expect(try Curl.run(["-X", "MKCOL", s.url("/dav/new")]).status == 405)
+        #expect(try Curl.run(["-X", "MKCOL", s.url("/dav/none/deeper")]).status == 409)
+        #expect(try await s.store.stat("new")?.kind == .folder)
+        #expect(try Curl.run(["-X", "PUT", "--data-binary", "x", s.url("/dav/new/x.txt")]).status == 201)
+        // Deleting a folder's last file leaves the folder.
+        #expect(try Curl.run(["-X", "DELETE", s.url("/dav/new/x.txt")]).status == 204)
+        #expect(try await s.store.stat("new")?.kind == .folder)
+        #expect(try Curl.run(["-X", "DELETE", s.url("/dav/photos")]).status == 204)
+        #expect(try await s.store.stat("photos") == nil)
+        #expect(try await s.store.stat("photos/big.bin") == nil)
+        #expect(try Curl.run(["-X", "DELETE", s.url("/dav/photos")]).status == 404)
+
+        // A client that gives up halfway: nothing at the path, and no upload left in the bucket.
+        let cut = try Curl.run(["-T", file.path, "--limit-rate", "4M", "--max-time", "1", s.url("/dav/cut.bin")])
+        #expect(cut.exitCode != 0, "the upload was meant to be cut short: \(cut.status)")
+        var pending = try await s.store.pendingUploads()
+        for _ in 0 ..< 300 where !pending.isEmpty {
+            try await Task.sleep(for: .milliseconds(100))
+            pending = try await s.store.pendingUploads()
+        }
+        #expect(pending.isEmpty, "\(pending)")
+        #expect(try await s.store.stat("cut.bin") == nil)
+    }
+
+    /// litmus's basic suite (PUT, GET, DELETE, MKCOL and their error cases) and copymove suite (COPY and MOVE of
+    /// files and folders, Overwrite, Depth) over a bucket, as over a folder.
+    @Test(arguments: ["basic", "copymove"]) func litmusPasses(_ suite: String) async throws {
+        let s = try await Self.serve(.rgw)
+        defer { s.server.stop() }
+        let scratch = try TempFolder("bucket-litmus")
+        let r = try runTool(TestPrograms.path("litmus"), [s.url("/dav/"), "litmus", ServerFixture.token], environment: ["TESTS": suite],
+                            directory: scratch.url)
+        #expect(r.out.contains("summary for `\(suite)'") && r.out.contains(" 0 failed"), Comment(rawValue: r.out))
+        #expect(r.status == 0, Comment(rawValue: r.out))
     }
 
     @Test(arguments: S3Peer.allCases) func foldersAreListed(peer: S3Peer) async throws {
@@ -86,21 +143,42 @@ import TestProbes
         let index = try Curl.run([s.url("/dav/photos/")])
         #expect(index.status == 200 && index.text.contains("b%20c.jpg"), "\(index.text)")
         let options = try Curl.run(["-X", "OPTIONS", s.url("/dav/")])
-        #expect(options.status == 200 && options.header("Allow") == "OPTIONS, GET, HEAD, PROPFIND")
+        #expect(options.status == 200 && options.header("Allow") == "OPTIONS, GET, HEAD, PROPFIND, PUT, DELETE, MKCOL, COPY, MOVE")
     }
 
-    /// rclone, a client no one here wrote, copies the whole tree out of the served bucket, byte for byte.
-    @Test func rcloneCopiesTheTreeOut() async throws {
+    /// rclone, a client no one here wrote, copies a tree into the served bucket, checks it, and copies the whole
+    /// store out again, byte for byte.
+    @Test func rcloneCopiesATreeInAndOut() async throws {
         let s = try await Self.serve(.moto)
         defer { s.server.stop() }
-        let scratch = try TempFolder("bucket-rclone"), back = scratch.appending("back")
-        let copied = try runTool(TestPrograms.path("rclone"), ["--config", "/dev/null", "--retries", "1", "copy", "sky:", back.path], environment: [
-            "RCLONE_CONFIG_SKY_TYPE": "webdav", "RCLONE_CONFIG_SKY_URL": s.url("/dav/"),
-            "RCLONE_CONFIG_SKY_VENDOR": "other", "RCLONE_CONFIG_SKY_BEARER_TOKEN": ServerFixture.token,
-        ])
-        #expect(copied.status == 0, Comment(rawValue: copied.out))
+        let scratch = try TempFolder("bucket-rclone"), local = scratch.appending("src"), back = scratch.appending("back")
+        let files = ["x.bin": randomBytes(1_500_000), "deep/er/y z.txt": Array("hello".utf8), "empty.dat": []]
+        for (name, bytes) in files {
+            let u = local.appendingPathComponent(name)
+            try FileManager.default.createDirectory(at: u.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(bytes).write(to: u)
+        }
+        func rclone(_ arguments: [String]) throws -> (out: String, status: Int32) {
+            try runTool(TestPrograms.path("rclone"), ["--config", "/dev/null", "--retries", "1", "--low-level-retries", "1"] + arguments, environment: [
+                "RCLONE_CONFIG_SKY_TYPE": "webdav", "RCLONE_CONFIG_SKY_URL": s.url("/dav/"),
+                "RCLONE_CONFIG_SKY_VENDOR": "other", "RCLONE_CONFIG_SKY_BEARER_TOKEN": ServerFixture.token,
+            ])
+        }
+        let up = try rclone(["copy", local.path, "sky:backup"])
+        #expect(up.status == 0, Comment(rawValue: up.out))
+        let check = try rclone(["check", local.path, "sky:backup"])
+        #expect(check.status == 0, Comment(rawValue: check.out))
+        let down = try rclone(["copy", "sky:", back.path])
+        #expect(down.status == 0, Comment(rawValue: down.out))
         #expect(try Array(Data(contentsOf: back.appendingPathComponent("a.txt"))) == s.a)
         #expect(try Array(Data(contentsOf: back.appendingPathComponent("photos/b c.jpg"))) == s.b)
+        for (name, bytes) in files {
+            #expect(try Array(Data(contentsOf: back.appendingPathComponent("backup/" + name))) == bytes, "\(name)")
+        }
+        let moved = try rclone(["moveto", "sky:backup/x.bin", "sky:backup/deep/x-moved.bin"])
+        #expect(moved.status == 0, Comment(rawValue: moved.out))
+        #expect(try await s.store.stat("backup/x.bin") == nil)
+        #expect(try await s.store.stat("backup/deep/x-moved.bin")?.info.length == 1_500_000)
     }
 
     static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {

@@ -27,8 +27,8 @@ public enum ServeCommand: Command {
         PATH) are cached in <store>/.skylift-thumbs, at most --thumbnail-cache bytes (default
         512M), and made --thumbnail-jobs at a time (default: the number of cores, 2 to 8).
         With --store s3://bucket/prefix/ the files of that S3 store (as `skylift scrub` reads
-        one) are served instead, read-only for now: GET and HEAD with ranges, PROPFIND and
-        OPTIONS under /dav/; other methods, tus and the web app answer 501. A bucket needs
+        one) are served instead: GET and HEAD with ranges, PROPFIND, PUT, DELETE, MKCOL, COPY
+        and MOVE under /dav/; PROPPATCH, locks, tus and the web app answer 501 for now. It needs
         --token-file, --token, $SKYLIFT_TOKEN or --no-auth, and --tls-cert/--tls-key for TLS.
         """,
         options: Options.specs,
@@ -58,7 +58,7 @@ public enum ServeCommand: Command {
 
         public static let declarations: [OptionDeclaration<Options>] = [
             .value("--root", "DIR", help: "folder to serve (default: $XDG_DATA_HOME/skylift/store)", \.root),
-            .value("--store", "s3://BUCKET/PREFIX/", help: "serve this S3 store instead of a folder (reads only for now)", \.store),
+            .value("--store", "s3://BUCKET/PREFIX/", help: "serve this S3 store instead of a folder (no locks, tus yet)", \.store),
             .value("--listen", "HOST:PORT", help: "address to listen on (default: 127.0.0.1:8421)", \.listen, as: ListenAddress.parser),
         ] + TokenOptions.declarations.help(\.token, "require this bearer token (default: $SKYLIFT_TOKEN, else a saved one)").within(\.token) + [
             .flag("--no-auth", help: "serve without any authentication (loopback Host names only)", \.noAuth),

@@ -2,27 +2,32 @@ import Foundation
 import SkyliftCore
 import SkyliftHTTPServer
 
-/// The embedded cloud over a bucket: authenticates each request, confines its path, and answers reads of
-/// `/dav/` (GET, HEAD, PROPFIND, OPTIONS) through the same ``RangedGet`` and ``PropertyListing`` the folder store
-/// uses, over a ``BucketBackend``. Every request runs on a work thread: each waits for the bucket.
+/// The embedded cloud over a bucket: authenticates each request, confines its path, and answers `/dav/` (GET,
+/// HEAD, PROPFIND, PUT, DELETE, MKCOL, COPY, MOVE, OPTIONS) through the same ``RangedGet``, ``PropertyListing``
+/// and ``StoreWrites`` the folder store uses, over a ``BucketBackend``. Every head runs on a work thread: each
+/// waits for the bucket.
 ///
-/// What a bucket does not offer yet (writes, locks, tus uploads, the web app, share links) is answered 501,
+/// What a bucket does not offer yet (PROPPATCH, locks, tus uploads, the web app, share links) is answered 501,
 /// naming the method and the store, so a client fails clearly instead of half-working.
 final class BucketRouter: HTTPHandler {
     let auth: Auth
     let backend: BucketBackend
     let get: RangedGet
     let listing: PropertyListing
+    let writes: StoreWrites
     private let resolver = PathResolver(rootPath: "")
 
     /// What OPTIONS says this server allows on `/dav/`.
-    static let allowedMethods = ["OPTIONS", "GET", "HEAD", "PROPFIND"]
+    static let allowedMethods = ["OPTIONS", "GET", "HEAD", "PROPFIND", "PUT", "DELETE", "MKCOL", "COPY", "MOVE"]
 
-    init(backend: BucketBackend, token: String?) {
+    init(backend: BucketBackend, token: String?, maxUploadSize: Int64) {
         auth = Auth(token: token)
         self.backend = backend
         get = RangedGet(backend: backend)
-        listing = PropertyListing(backend: backend, locks: LockTable())
+        // No locks are taken over a bucket yet (LOCK is 501), so the table stays empty and checks only `If`.
+        let locks = LockTable()
+        listing = PropertyListing(backend: backend, locks: locks)
+        writes = StoreWrites(backend: backend, locks: locks, resolver: resolver, maxUploadSize: maxUploadSize)
     }
 
     func head(_ request: HTTPRequest) -> HTTPHeadDecision { .offload { self.route(request) } }
@@ -52,6 +57,10 @@ final class BucketRouter: HTTPHandler {
             return .receive(BodyCollector(limit: WebDAV.propfindBodyLimit, kind: "XML") { body in
                 self.listing.propfind(request, target: target, body: body)
             })
+        case "PUT": return writes.put(request, target: target)
+        case "DELETE": return .respond(writes.delete(request, target: target))
+        case "MKCOL": return .respond(writes.mkcol(request, target: target))
+        case "COPY", "MOVE": return .respond(writes.copyOrMove(request, source: target))
         default:
             return .respond(unavailable(request.method))
         }
@@ -60,7 +69,7 @@ final class BucketRouter: HTTPHandler {
     /// 501 for what a bucket does not offer yet, with the methods it does.
     private func unavailable(_ what: String) -> HTTPResponse {
         .text(501, "\(what) is not available on an S3 store (s3://\(backend.store.bucket)/\(backend.store.prefix)) yet; "
-            + "it serves GET, HEAD and PROPFIND", headers: ["Allow": Self.allowedMethods.joined(separator: ", ")])
+            + "it serves \(Self.allowedMethods.joined(separator: ", "))", headers: ["Allow": Self.allowedMethods.joined(separator: ", ")])
     }
 
     private func options() -> HTTPResponse {

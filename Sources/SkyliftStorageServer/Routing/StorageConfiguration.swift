@@ -9,8 +9,8 @@ public struct StorageConfiguration: Sendable {
     /// The directory served at `/dav/`. It must exist, unless ``bucket`` is set.
     public var root: URL
     /// A bucket to serve at `/dav/` instead of ``root`` (which is then not used). Over a bucket the server
-    /// answers reads (GET and HEAD with ranges, PROPFIND, OPTIONS) through the same code as over a folder;
-    /// every other method, tus uploads and the web app answer 501 for now.
+    /// answers GET and HEAD with ranges, PROPFIND, PUT, DELETE, MKCOL, COPY, MOVE and OPTIONS through the same code
+    /// as over a folder; PROPPATCH, locks, tus uploads and the web app answer 501 for now.
     public var bucket: S3Store?
     /// The token every request must carry (Bearer, or Basic with the token as password); nil disables auth.
     public var token: String?

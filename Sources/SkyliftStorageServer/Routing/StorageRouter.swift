@@ -20,7 +20,7 @@ final class StorageRouter: HTTPHandler {
         let auth = Auth(token: configuration.token)
         self.auth = auth
         tus = TusUploads(store: store, expiry: configuration.tusExpiry, maxSize: configuration.maxUploadSize)
-        let backend = FolderBackend(digests: store.digests, properties: DeadProperties())
+        let backend = FolderBackend(rootPath: store.rootPath, digests: store.digests, properties: DeadProperties(), space: store.space)
         webdav = WebDAV(store: store, backend: backend, maxUploadSize: configuration.maxUploadSize, locks: LockTable())
         get = RangedGet(backend: backend)
         web = try Self.makeWebApp(store: store, auth: auth, secure: configuration.tls != nil)

@@ -11,14 +11,18 @@ public final class StorageServer: Sendable {
     private let http: HTTPServer
     /// The folder store's router; nil over a bucket.
     private let router: StorageRouter?
+    /// The bucket served, if any.
+    private let bucket: S3Store?
 
     /// Prepares a server for `configuration.root` (or its bucket) on `host:port` (port 0 picks a free one).
     /// Throws ``StorageServerError`` when the root is unusable.
     public init(configuration: StorageConfiguration, host: String = "127.0.0.1", port: UInt16 = 0) throws {
         let top: any HTTPHandler
+        bucket = configuration.bucket
         if let bucket = configuration.bucket {
             router = nil
-            top = BucketRouter(backend: BucketBackend(store: bucket), token: configuration.token)
+            top = BucketRouter(backend: BucketBackend(store: bucket), token: configuration.token,
+                               maxUploadSize: configuration.maxUploadSize)
         } else {
             let store = try Store(root: configuration.root, digestAlgorithms: configuration.digests,
                                   spaceReserve: configuration.spaceReserve)
@@ -34,13 +38,27 @@ public final class StorageServer: Sendable {
     }
 
     /// Binds and starts serving; unfinished uploads found on disk become resumable again, and temp files a
-    /// previous run left behind are removed in the background.
+    /// previous run left behind are removed in the background. Over a bucket, folder moves that any instance left
+    /// unfinished are finished, and writes abandoned for longer than ``bucketUploadAbandonment`` are aborted, in the
+    /// background.
     public func start() throws {
         let started = Date()
         router?.tus.recoverAtStart()
         router?.tus.sweepExpired()
         try http.start()
         if let router { StaleTempSweep(rootPath: router.store.rootPath, cutoff: started).runInBackground() }
+        if let bucket { Self.tidy(bucket) }
+    }
+
+    /// A write to a bucket untouched this long is abandoned: a running one renews its record every five minutes.
+    public static let bucketUploadAbandonment: Double = 3600
+
+    private static func tidy(_ store: S3Store) {
+        Task.detached {
+            // Best effort: a failure here leaves the journals and uploads for the next start or another instance.
+            _ = try? await store.recoverInterruptedMoves()
+            _ = try? await store.sweepAbandonedUploads(idleFor: bucketUploadAbandonment)
+        }
     }
 
     /// Stops serving and waits for open connections to end. Unfinished uploads stay on disk.

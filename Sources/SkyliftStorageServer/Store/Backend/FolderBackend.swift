@@ -6,8 +6,11 @@ import SkyliftSystem
 /// The folder store under the ``StoreBackend`` interface: files of a local directory, reached by walking
 /// folder descriptors under ``FileTree``'s rule for links, sent by the kernel from the open descriptor.
 struct FolderBackend: StoreBackend {
+    /// The root's real path, where the MOVE journal lives.
+    let rootPath: String
     let digests: DigestStore
     let properties: DeadProperties
+    let space: SpaceCheck
 
     var isLocal: Bool { true }
 

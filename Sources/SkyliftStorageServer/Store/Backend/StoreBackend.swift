@@ -2,9 +2,10 @@ import Foundation
 import SkyliftCore
 import SkyliftHTTPServer
 
-/// What the storage server's reading handlers (GET, HEAD, PROPFIND, folder listings) go through, whichever
-/// store holds the files: a local folder (``FolderBackend``) or an S3 bucket (``BucketBackend``). HTTP's rules
-/// stay above it, written once for both: validators and conditional requests, ranges, listings, WebDAV's XML.
+/// What the storage server's handlers (GET, HEAD, PROPFIND, folder listings, PUT, DELETE, MKCOL) go through,
+/// whichever store holds the files: a local folder (``FolderBackend``) or an S3 bucket (``BucketBackend``). HTTP's
+/// rules stay above it, written once for both: validators and conditional requests, ranges, listings, WebDAV's
+/// XML, lock checks, the answers' statuses.
 ///
 /// Calls may block. The folder store blocks only on local disk, so its plain GETs may run on an event loop;
 /// the bucket blocks on the network, so a server over a bucket runs every request on its work threads.
@@ -15,13 +16,29 @@ protocol StoreBackend: Sendable {
     /// the store could not be read.
     func open(_ path: StoragePath) -> StoreLookup
     /// The entry at `path` as a listing describes it; nil when nothing served is there.
-    func item(_ path: StoragePath) throws(StoreReadError) -> StoredItem?
+    func item(_ path: StoragePath) throws(StoreFailure) -> StoredItem?
     /// The served members of the folder at `path`, sorted by name (hidden server files left out).
-    func members(of path: StoragePath) throws(StoreReadError) -> [StoredMember]
+    func members(of path: StoragePath) throws(StoreFailure) -> [StoredMember]
     /// Reads dead properties of `target` and, with `members`, of the entries in it.
     func propertyReader(for target: StoragePath, members: Bool) -> any DeadPropertyReader
     /// The digests recorded for the file `item` describes, when they still describe it.
     func digestRecord(_ path: StoragePath, _ item: StoredItem) -> DigestRecord?
+
+    /// 507 when a body of `length` bytes would not fit; nil to go on (or when the store cannot tell).
+    func spaceRefusal(for length: Int64?, at path: StoragePath) -> HTTPResponse?
+    /// A receiver storing a request body as the file at `path`, whole or not at all: readers see the old file
+    /// until the new one is complete (and matches `expectedSHA256`, when given). `existed`: a file was there, so
+    /// success is 204 rather than 201.
+    func writer(_ path: StoragePath, existed: Bool, maxSize: Int64, expectedSHA256: [UInt8]?) throws(StoreFailure) -> any HTTPBodyReceiver
+    /// Removes the file or folder (with everything in it) at `path`; a link is removed itself.
+    func remove(_ path: StoragePath) throws(StoreFailure)
+    /// Makes the folder `path`, whose parent exists.
+    func makeFolder(_ path: StoragePath) throws(StoreFailure)
+    /// Copies, or with `move` moves, the file or folder `source` to `destination` (a folder without its members
+    /// when not `recursive`). What is at the destination is replaced when `overwrite`, else the answer is 412;
+    /// 409 when the destination's parent is missing, 403 when source and destination overlap. True when something
+    /// was replaced.
+    func transfer(_ source: StoragePath, to destination: StoragePath, move: Bool, recursive: Bool, overwrite: Bool) throws(StoreFailure) -> Bool
 }
 
 /// A member of a listed folder.
@@ -42,8 +59,8 @@ enum StoreLookup {
     case failed(HTTPResponse)
 }
 
-/// Why a store could not be read, with the status a request gets for it.
-struct StoreReadError: Error {
+/// Why a store could not be read or changed, with the status a request gets for it.
+struct StoreFailure: Error {
     var status: Int
     var message: String
 

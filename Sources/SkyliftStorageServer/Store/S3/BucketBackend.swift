@@ -34,12 +34,12 @@ struct BucketBackend: StoreBackend {
         } catch { return .failed(error.response) }
     }
 
-    func item(_ path: StoragePath) throws(StoreReadError) -> StoredItem? {
+    func item(_ path: StoragePath) throws(StoreFailure) -> StoredItem? {
         let key = Self.key(path)
         return try wait("look up", path) { try await store.stat(key) }.map(Self.item)
     }
 
-    func members(of path: StoragePath) throws(StoreReadError) -> [StoredMember] {
+    func members(of path: StoragePath) throws(StoreFailure) -> [StoredMember] {
         let key = Self.key(path)
         let entries: [S3StoreEntry]
         do {
@@ -75,16 +75,16 @@ struct BucketBackend: StoreBackend {
     /// Runs `work` against the bucket and waits for it; a failure becomes the answer it deserves: 404 for a
     /// missing object, 504 when the bucket did not answer in time, otherwise 502 naming what failed.
     func wait<T: Sendable>(_ operation: String, _ path: StoragePath,
-                           _ work: @escaping @Sendable () async throws -> T) throws(StoreReadError) -> T {
+                           _ work: @escaping @Sendable () async throws -> T) throws(StoreFailure) -> T {
         do {
             return try executor.runBlocking(timeout: timeout, work)
         } catch is BlockingExecutor.TimedOut {
-            throw StoreReadError(status: 504, message: "the bucket did not answer in \(Int(timeout)) s to \(operation) \(path.relative)")
+            throw StoreFailure(status: 504, message: "the bucket did not answer in \(Int(timeout)) s to \(operation) \(path.relative)")
         } catch let error as S3StoreError {
-            if error.reason == .notFound || error.status == 404 { throw StoreReadError(status: 404, message: "not found: \(path.relative)") }
-            throw StoreReadError(status: 502, message: "cannot \(operation) \(path.relative) in the bucket: \(error)")
+            if error.reason == .notFound || error.status == 404 { throw StoreFailure(status: 404, message: "not found: \(path.relative)") }
+            throw StoreFailure(status: 502, message: "cannot \(operation) \(path.relative) in the bucket: \(error)")
         } catch {
-            throw StoreReadError(status: 502, message: "cannot \(operation) \(path.relative) in the bucket: \(error)")
+            throw StoreFailure(status: 502, message: "cannot \(operation) \(path.relative) in the bucket: \(error)")
         }
     }
 }

@@ -1,0 +1,58 @@
+import Foundation
+import SkyliftHTTPServer
+
+extension BucketBackend {
+    /// A bucket has no free space to check.
+    func spaceRefusal(for length: Int64?, at path: StoragePath) -> HTTPResponse? { nil }
+
+    func writer(_ path: StoragePath, existed: Bool, maxSize: Int64, expectedSHA256: [UInt8]?) throws(StoreFailure) -> any HTTPBodyReceiver {
+        BucketWriter(backend: self, path: path, existed: existed, maxSize: maxSize, expectedSHA256: expectedSHA256)
+    }
+
+    func remove(_ path: StoragePath) throws(StoreFailure) {
+        let key = Self.key(path), store = store
+        try wait("delete", path) { try await store.delete(key) }
+        try keepParent(of: path)
+    }
+
+    func makeFolder(_ path: StoragePath) throws(StoreFailure) {
+        let key = Self.key(path), store = store
+        _ = try wait("create", path) { try await store.makeFolder(key) }
+    }
+
+    func transfer(_ source: StoragePath, to destination: StoragePath, move: Bool, recursive: Bool,
+                  overwrite: Bool) throws(StoreFailure) -> Bool {
+        let method = move ? "MOVE" : "COPY"
+        guard let item = try item(source) else { throw StoreFailure(status: 404, message: "not found: \(source.relative)") }
+        guard let parent = destination.parent, try self.item(parent)?.isFolder == true else {
+            throw StoreFailure(status: 409, message: "destination's parent collection is missing")
+        }
+        // No links in a bucket: paths overlap exactly when one holds the other.
+        if source == destination { throw StoreFailure(status: 403, message: "source and destination are the same") }
+        if item.isFolder && destination.isWithin(source) { throw StoreFailure(status: 403, message: "cannot \(method) a collection into itself") }
+        if source.isWithin(destination) { throw StoreFailure(status: 403, message: "the destination holds the source") }
+        let existing = try self.item(destination)
+        if existing != nil && !overwrite { throw StoreFailure(status: 412, message: "destination exists and Overwrite is F") }
+        let store = store, from = Self.key(source), to = Self.key(destination)
+        // A file over a file is replaced by the service in one CopyObject; a folder on either side is deleted first
+        // (RFC 4918 §9.8.4), since copying keys into it would keep its other members.
+        if let existing, existing.isFolder || item.isFolder { try remove(destination) }
+        if item.isFolder && !recursive {
+            try makeFolder(destination)
+        } else if move {
+            try wait("move", source) { try await store.move(from, to: to) }
+            try keepParent(of: source)
+        } else {
+            try wait("copy", source) { try await store.copy(from, to: to) }
+        }
+        return existing != nil
+    }
+
+    /// S3 has no folders: a folder without a marker lives on its keys, and would vanish with the last file taken
+    /// out of it. A folder stays until it is deleted itself.
+    private func keepParent(of path: StoragePath) throws(StoreFailure) {
+        guard let parent = path.parent, !parent.isRoot else { return }
+        let key = Self.key(parent), store = store
+        _ = try wait("keep the folder of", path) { try await store.makeFolder(key) }
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import SkyliftCore
+import SkyliftHTTPServer
+import SkyliftSystem
+
+/// A PUT body stored as a file of the bucket: the chunks go from the event loop through a ``BodyChannel`` to
+/// `S3Store.write`, which sends them in parts and replaces the file only once every byte is in (and matches the
+/// client's `Content-Digest`). When the bucket is slower than the client, the channel fills and the connection
+/// pauses, so a PUT holds at most the channel and one part in memory.
+final class BucketWriter: HTTPPacedBodyReceiver {
+    private let channel = BodyChannel(limit: 1 << 20)
+    private let write: Task<Result<S3StoreEntry, any Error>, Never>
+    private let path: StoragePath
+    private let existed: Bool
+    private let maxSize: Int64
+    private var received: Int64 = 0
+
+    /// Bodies larger than the store may take, or cut short, end as this: the write then stores nothing.
+    struct Abandoned: Error {}
+
+    init(backend: BucketBackend, path: StoragePath, existed: Bool, maxSize: Int64, expectedSHA256: [UInt8]?) {
+        self.path = path
+        self.existed = existed
+        self.maxSize = maxSize
+        let store = backend.store, key = BucketBackend.key(path), body = channel.chunks
+        write = Task(executorPreference: backend.executor) {
+            do { return .success(try await store.write(key, body: body, expectedSHA256: expectedSHA256)) } catch { return .failure(error) }
+        }
+    }
+
+    func receive(_ chunk: UnsafeRawBufferPointer, wake: HTTPWake) -> HTTPReceiveResult {
+        received += Int64(chunk.count)
+        if received > maxSize {
+            channel.fail(Abandoned())
+            return .answer(.text(413, "body larger than \(maxSize) bytes"))
+        }
+        return channel.push(Array(chunk), wake: wake) ? .more : .paused
+    }
+
+    func finish() -> HTTPResponse {
+        channel.finish()
+        let write = write
+        let outcome = BlockingExecutor.waitFor { done in Task { done(.success(await write.value)) } }
+        switch outcome {
+        case let .success(.success(entry)):
+            var headers = HTTPHeaders()
+            if let etag = entry.info.etag { headers.add("ETag", etag) }
+            return existed ? HTTPResponse(status: 204, headers: headers) : .text(201, "created", headers: headers)
+        case let .success(.failure(error as S3StoreError)):
+            if case .digestMismatch = error.reason {
+                return .text(400, "body does not match its Content-Digest", headers: [ServerDigest.mismatchHeader: "sha-256=10"])
+            }
+            return .text(502, "cannot store \(path.relative) in the bucket: \(error)")
+        case let .success(.failure(error)), let .failure(error):
+            return .text(502, "cannot store \(path.relative) in the bucket: \(error)")
+        }
+    }
+
+    func abort() {
+        channel.fail(Abandoned())
+    }
+}
