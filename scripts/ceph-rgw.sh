@@ -8,7 +8,8 @@
 #                                however it exited), like scripts/moto-s3.py
 #
 # Debian 12 packages: ceph-mon ceph-osd radosgw ceph-common (16.2). One monitor speaking msgr2 only with
-# authentication off, one OSD on memstore (objects in memory), pools of size 1, no ceph-mgr. The short paxos
+# authentication off, one OSD on memstore (objects in memory, at most $CEPH_MEMSTORE_BYTES, default 2 GiB: a full
+# OSD blocks every write, so benchmarks moving gigabytes raise it), pools of size 1, no ceph-mgr. The short paxos
 # intervals matter: with the defaults start-up takes ~12 s and the first calls ~2 s each.
 set -euo pipefail
 
@@ -86,7 +87,7 @@ osd pool default pg autoscale mode = off
 mon allow pool size one = true
 mon allow pool delete = true
 osd objectstore = memstore
-memstore device bytes = 2147483648
+memstore device bytes = ${CEPH_MEMSTORE_BYTES:-2147483648}
 osd crush chooseleaf type = 0
 paxos propose interval = 0.1
 paxos min wait = 0.01

@@ -54,4 +54,7 @@ func startThread(name: String, _ body: @escaping @Sendable () -> Void) {
     precondition(rc == 0, "cannot start thread \(name): error \(rc)")
     if let thread { pthread_detach(thread) }
 }
+
+/// The system allocator returns large blocks by itself: nothing to set.
+func setLargeAllocationThreshold(_ bytes: Int) {}
 #endif

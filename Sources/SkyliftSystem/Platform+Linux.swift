@@ -114,4 +114,13 @@ func startThread(name: String, _ body: @escaping @Sendable () -> Void) {
     precondition(rc == 0, "cannot start thread \(name): error \(rc)")
     pthread_detach(thread)
 }
+
+/// Keeps blocks of `bytes` and more out of the heap: glibc maps them on their own and unmaps them when freed,
+/// instead of raising its threshold after the first such free and keeping later ones in per-thread arenas.
+/// `mallopt` is looked up at run time: Swift's Glibc module does not carry `malloc.h`.
+func setLargeAllocationThreshold(_ bytes: Int) {
+    typealias MallOpt = @convention(c) (Int32, Int32) -> Int32
+    let mmapThreshold: Int32 = -3 // M_MMAP_THRESHOLD
+    _ = libcSymbol("mallopt", as: MallOpt.self)?(mmapThreshold, Int32(clamping: bytes))
+}
 #endif

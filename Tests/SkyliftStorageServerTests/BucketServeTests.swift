@@ -2,6 +2,7 @@ import Foundation
 import SkyliftCore
 import SkyliftHashing
 @testable import SkyliftStorageServer
+import Synchronization
 import Testing
 import TestPrograms
 import TestProbes
@@ -112,6 +113,26 @@ import TestProbes
         #expect(try await s.store.stat("cut.bin") == nil)
     }
 
+    /// A write the bucket fails halfway (its multipart upload aborted under it) is answered at once, 502 naming the
+    /// path: the client is not left paused, sending into a connection nobody reads.
+    @Test(arguments: S3Peer.allCases) func aWriteTheBucketFailsIsAnsweredNotLeftHanging(peer: S3Peer) async throws {
+        let s = try await Self.serve(peer, partSize: 5 << 20)
+        defer { s.server.stop() }
+        let file = try tempFile(randomBytes(40 << 20))
+        defer { try? FileManager.default.removeItem(at: file) }
+        let put = CurlProcess(["-T", file.path, "--limit-rate", "8M", s.url("/dav/doomed.bin")])
+        var pending: [S3StoreUpload] = []
+        for _ in 0 ..< 300 where pending.isEmpty {
+            try await Task.sleep(for: .milliseconds(50))
+            pending = try await s.store.pendingUploads()
+        }
+        let upload = try #require(pending.first, "the write never started its multipart upload")
+        _ = try await s.store.client.abortMultipartUpload(bucket: s.store.bucket, key: upload.stagingKey, uploadId: upload.uploadId)
+        let answer = put.finish()
+        #expect(answer.status == 502 && answer.text.contains("/doomed.bin"), "\(answer.status) \(answer.text) exit \(answer.exitCode)")
+        #expect(try await s.store.stat("doomed.bin") == nil)
+    }
+
     /// litmus's basic suite (PUT, GET, DELETE, MKCOL and their error cases) and copymove suite (COPY and MOVE of
     /// files and folders, Overwrite, Depth) over a bucket, as over a folder.
     @Test(arguments: ["basic", "copymove"]) func litmusPasses(_ suite: String) async throws {
@@ -184,5 +205,26 @@ import TestProbes
     static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
         guard needle.count <= haystack.count else { return false }
         return (0 ... haystack.count - needle.count).contains { haystack[$0 ..< $0 + needle.count].elementsEqual(needle) }
+    }
+}
+
+/// `Curl.run` on a thread of its own, for a request that runs while the test does something else.
+final class CurlProcess: Sendable {
+    private let result = Box()
+    private final class Box: Sendable { let value = Mutex<CurlResult?>(nil) }
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ arguments: [String]) {
+        Thread { [result, done] in
+            let r = (try? Curl.run(arguments)) ?? CurlResult(status: 0, headers: [:], body: [], exitCode: -1)
+            result.value.withLock { $0 = r }
+            done.signal()
+        }.start()
+    }
+
+    /// Waits for curl to end (it gives up after 30 s, `Curl.run`'s limit).
+    func finish() -> CurlResult {
+        done.wait()
+        return result.value.withLock { $0! }
     }
 }

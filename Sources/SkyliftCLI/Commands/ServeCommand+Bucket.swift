@@ -14,6 +14,8 @@ extension ServeCommand {
                 + "with --store give --tls-cert and --tls-key")
         }
         let store = try S3Settings.store(text, option: "--store", options.s3, command: spec.name, context: context)
+        // Each PUT holds one 8 MiB part at a time: freed parts go back to the system, not to per-thread heaps.
+        LargeAllocations.returnPromptly()
         let token: String?
         if options.noAuth {
             token = nil

@@ -3,7 +3,8 @@ import Synchronization
 
 /// Hands a request body from the event loop (which pushes chunks and must never wait) to an async consumer (a
 /// write to the bucket), holding at most about `limit` bytes: past it the pusher is told to pause, and its wake
-/// is called once the consumer has taken the buffer below the limit again.
+/// is called once the consumer has taken the buffer below the limit again, or has stopped taking anything
+/// (``abandon()``): a paused connection is never left waiting for a consumer that is gone.
 final class BodyChannel: Sendable {
     private struct State {
         var chunks: [[UInt8]] = []
@@ -13,6 +14,8 @@ final class BodyChannel: Sendable {
         var failure: (any Error)?
         var consumer: CheckedContinuation<[UInt8]?, any Error>?
         var wake: HTTPWake?
+        /// The consumer stopped (its write ended, failed or not): chunks are dropped, nothing pauses.
+        var abandoned = false
     }
 
     private let state = Mutex(State())
@@ -23,7 +26,7 @@ final class BodyChannel: Sendable {
     /// Adds `chunk`; false when the buffer is now past the limit: then `wake` is called once it has drained.
     func push(_ chunk: [UInt8], wake: HTTPWake) -> Bool {
         let (consumer, more) = state.withLock { s -> (CheckedContinuation<[UInt8]?, any Error>?, Bool) in
-            if s.ended { return (nil, true) }
+            if s.ended || s.abandoned { return (nil, true) }
             if let waiting = s.consumer {
                 s.consumer = nil
                 return (waiting, true)
@@ -37,6 +40,22 @@ final class BodyChannel: Sendable {
         consumer?.resume(returning: chunk)
         return more
     }
+
+    /// The consumer takes nothing more: what is buffered is dropped, and a paused pusher is woken (to be told).
+    func abandon() {
+        let wake = state.withLock { s -> HTTPWake? in
+            s.abandoned = true
+            s.chunks = []
+            s.first = 0
+            s.bytes = 0
+            defer { s.wake = nil }
+            return s.wake
+        }
+        wake?()
+    }
+
+    /// True once ``abandon()`` was called.
+    var isAbandoned: Bool { state.withLock { $0.abandoned } }
 
     /// The body is complete: the consumer gets what is buffered, then the end.
     func finish() { end(nil) }

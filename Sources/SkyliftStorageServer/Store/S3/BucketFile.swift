@@ -2,6 +2,7 @@ import Foundation
 import SkyliftCore
 import SkyliftHTTPClient
 import SkyliftHTTPServer
+import Synchronization
 
 /// A file of a bucket found by a lookup: its bytes are read when a body asks for them, pinned to the ETag the
 /// lookup saw.
@@ -46,73 +47,122 @@ final class BucketFile: StoredFile {
     }
 }
 
-/// A file's bytes streamed from the bucket as the server asks for them: one GET for the whole answer, its body
-/// read a chunk at a time on the server's work threads (a blocking producer), so no more than a chunk is held.
+/// A file's bytes streamed from the bucket to the client: one GET for the whole answer, read by a task into a
+/// bounded buffer (``limit``) that the event loop empties as the client takes the bytes. The loop never waits:
+/// with nothing buffered it parks the connection and the task wakes it; with the buffer full the task waits for
+/// room, and the bucket's transfer waits with it.
 ///
-/// `@unchecked Sendable`: the server calls `produce` and `close` one at a time (``HTTPBodyProducer``), and the
-/// iterator box is touched only inside those calls, while the calling thread waits.
-final class BucketBody: HTTPBodyProducer, @unchecked Sendable {
+/// `@unchecked Sendable`: everything the task and the loop share is in `state`, under its lock.
+final class BucketBody: HTTPEventBodyProducer, @unchecked Sendable {
+    private struct State {
+        var chunks: [[UInt8]] = []
+        var used = 0
+        var bytes = 0
+        var ended = false
+        var failed = false
+        var wake: HTTPWake?
+        var room: CheckedContinuation<Void, Never>?
+        var task: Task<Void, Never>?
+        var closed = false
+    }
+
     private let file: BucketFile
     private let range: ByteRange
-    private var chunks: ChunkSource?
-    private var pending: [UInt8] = []
-    private var used = 0
-    /// Position in the answer of the next byte to hand out.
-    private var next: Int64 = 0
+    private let state = Mutex(State())
+    /// Most bytes read ahead of the client.
+    static let limit = 2 << 20
 
     init(file: BucketFile, range: ByteRange) {
         self.file = file
         self.range = range
     }
 
-    func produce(into buffer: UnsafeMutableRawBufferPointer, at position: Int64) -> HTTPProduceResult {
-        guard position == next else { return .failed }
+    func produce(into buffer: UnsafeMutableRawBufferPointer, at position: Int64, wake: HTTPWake) -> HTTPProduceResult {
         if position >= range.length { return .end }
-        if used == pending.count {
-            guard let chunk = nextChunk(), !chunk.isEmpty else { return .failed }
-            pending = chunk
-            used = 0
+        let (result, room, start) = state.withLock { s -> (HTTPProduceResult, CheckedContinuation<Void, Never>?, Bool) in
+            let start = s.task == nil && !s.closed
+            var n = 0
+            while n < buffer.count, let chunk = s.chunks.first {
+                let take = min(buffer.count - n, chunk.count - s.used)
+                chunk.withUnsafeBytes { buffer.baseAddress!.advanced(by: n).copyMemory(from: $0.baseAddress! + s.used, byteCount: take) }
+                n += take
+                s.used += take
+                if s.used == chunk.count { s.chunks.removeFirst(); s.used = 0 }
+            }
+            s.bytes -= n
+            var room: CheckedContinuation<Void, Never>?
+            if s.bytes < Self.limit { room = s.room; s.room = nil }
+            if n > 0 { return (.bytes(n), room, start) }
+            // A body that ends short of the range, or fails, ends the answer short.
+            if s.failed || s.ended { return (.failed, room, start) }
+            s.wake = wake
+            return (.pending, room, start)
         }
-        let n = min(buffer.count, pending.count - used, Int(range.length - position))
-        pending.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + used, byteCount: n) }
-        used += n
-        next += Int64(n)
-        return .bytes(n)
+        room?.resume()
+        if start { begin() }
+        return result
     }
 
-    /// The next chunk of the object's body (starting the GET on the first call); nil when it failed or ended early.
-    private func nextChunk() -> [UInt8]? {
+    /// Starts the GET and the task that fills the buffer.
+    private func begin() {
         let backend = file.backend, path = file.path, range = range, etag = file.item.etag
-        if chunks == nil {
-            guard let response = try? backend.executor.runBlocking(timeout: backend.timeout, {
-                try await backend.store.read(path, range: range, ifMatch: etag)
-            }), response.status == 200 || response.status == 206 else { return nil }
-            chunks = ChunkSource(response.body)
+        let task = Task(executorPreference: backend.executor) { [self] in
+            do {
+                let response = try await backend.store.read(path, range: range, ifMatch: etag)
+                guard response.status == 200 || response.status == 206 else { throw CancellationError() }
+                for try await chunk in response.body {
+                    await waitForRoom()
+                    if Task.isCancelled { response.body.cancel(); return }
+                    let wake = state.withLock { s -> HTTPWake? in
+                        s.chunks.append(chunk)
+                        s.bytes += chunk.count
+                        defer { s.wake = nil }
+                        return s.wake
+                    }
+                    wake?()
+                }
+                finish(failed: false)
+            } catch {
+                finish(failed: true)
+            }
         }
-        guard let chunks else { return nil }
-        return try? backend.executor.runBlocking(timeout: backend.timeout) { try await chunks.next() }
+        let closed = state.withLock { s -> Bool in
+            if !s.closed { s.task = task }
+            return s.closed
+        }
+        if closed { task.cancel() }
+    }
+
+    private func waitForRoom() async {
+        await withCheckedContinuation { (room: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { s -> Bool in
+                if s.bytes < Self.limit || s.closed { return true }
+                s.room = room
+                return false
+            }
+            if ready { room.resume() }
+        }
+    }
+
+    private func finish(failed: Bool) {
+        let wake = state.withLock { s -> HTTPWake? in
+            s.ended = true
+            s.failed = failed
+            defer { s.wake = nil }
+            return s.wake
+        }
+        wake?()
     }
 
     func close() {
-        chunks?.cancel()
-        chunks = nil
+        let (task, room) = state.withLock { s -> (Task<Void, Never>?, CheckedContinuation<Void, Never>?) in
+            s.closed = true
+            s.chunks = []
+            s.bytes = 0
+            defer { s.room = nil }
+            return (s.task, s.room)
+        }
+        task?.cancel()
+        room?.resume()
     }
-}
-
-/// The iterator of a response body, kept between the blocking calls that each take one chunk.
-///
-/// `@unchecked Sendable`: only one `next` runs at a time (its caller waits for it), so the iterator is never
-/// touched from two threads at once.
-private final class ChunkSource: @unchecked Sendable {
-    private let body: HTTPResponseBody
-    private var iterator: HTTPResponseBody.Iterator
-
-    init(_ body: HTTPResponseBody) {
-        self.body = body
-        iterator = body.makeAsyncIterator()
-    }
-
-    func next() async throws -> [UInt8]? { try await iterator.next() }
-
-    func cancel() { body.cancel() }
 }

@@ -2,6 +2,7 @@ import Foundation
 import SkyliftCore
 import SkyliftHTTPServer
 import SkyliftSystem
+import Synchronization
 
 /// A PUT body stored as a file of the bucket: the chunks go from the event loop through a ``BodyChannel`` to
 /// `S3Store.write`, which sends them in parts and replaces the file only once every byte is in (and matches the
@@ -10,6 +11,12 @@ import SkyliftSystem
 final class BucketWriter: HTTPPacedBodyReceiver {
     private let channel = BodyChannel(limit: 1 << 20)
     private let write: Task<Result<S3StoreEntry, any Error>, Never>
+    /// The write's outcome once it ended, for an answer made on the event loop without waiting.
+    private let ended = Outcome()
+
+    private final class Outcome: Sendable {
+        let value = Mutex<Result<S3StoreEntry, any Error>?>(nil)
+    }
     private let path: StoragePath
     private let existed: Bool
     private let maxSize: Int64
@@ -22,9 +29,17 @@ final class BucketWriter: HTTPPacedBodyReceiver {
         self.path = path
         self.existed = existed
         self.maxSize = maxSize
-        let store = backend.store, key = BucketBackend.key(path), body = channel.chunks
+        let store = backend.store, key = BucketBackend.key(path), channel = channel, ended = ended
         write = Task(executorPreference: backend.executor) {
-            do { return .success(try await store.write(key, body: body, expectedSHA256: expectedSHA256)) } catch { return .failure(error) }
+            let outcome: Result<S3StoreEntry, any Error>
+            do { outcome = .success(try await store.write(key, body: channel.chunks, expectedSHA256: expectedSHA256)) } catch {
+                outcome = .failure(error)
+            }
+            // Ended before the body did (the bucket refused, or the write failed): the connection must not stay
+            // paused for a consumer that is gone; the next chunk gets the answer.
+            ended.value.withLock { $0 = outcome }
+            channel.abandon()
+            return outcome
         }
     }
 
@@ -34,13 +49,20 @@ final class BucketWriter: HTTPPacedBodyReceiver {
             channel.fail(Abandoned())
             return .answer(.text(413, "body larger than \(maxSize) bytes"))
         }
+        if channel.isAbandoned { return .answer(answer()) }
         return channel.push(Array(chunk), wake: wake) ? .more : .paused
     }
 
     func finish() -> HTTPResponse {
         channel.finish()
+        return answer()
+    }
+
+    /// The answer to the PUT, once the write has ended (waits for it, unless it has).
+    private func answer() -> HTTPResponse {
         let write = write
-        let outcome = BlockingExecutor.waitFor { done in Task { done(.success(await write.value)) } }
+        let outcome = ended.value.withLock { $0 }.map { Result<Result<S3StoreEntry, any Error>, any Error>.success($0) }
+            ?? BlockingExecutor.waitFor { done in Task { done(.success(await write.value)) } }
         switch outcome {
         case let .success(.success(entry)):
             var headers = HTTPHeaders()

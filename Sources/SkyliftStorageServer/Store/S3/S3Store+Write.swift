@@ -77,7 +77,8 @@ extension S3Store {
         var reader = PartReader(body.makeAsyncIterator())
         let first = try await reader.next(size: partSize)
         guard reader.finished else {
-            return try await writeParts(path, first: first, reader: &reader, expectedSHA256: expectedSHA256, contentType: type)
+            // Handed over, not kept here too: each part is let go once sent, the first one included.
+            return try await writeParts(path, first: consume first, reader: &reader, expectedSHA256: expectedSHA256, contentType: type)
         }
         let sha256 = Digest.hash(.sha256, first)
         try Self.check(sha256, expected: expectedSHA256, path: path)
@@ -92,13 +93,13 @@ extension S3Store {
     }
 
     /// The multipart path of ``write(_:body:expectedSHA256:contentType:)``: `first` is the first full part.
-    private func writeParts<Iterator>(_ path: String, first: [UInt8], reader: inout PartReader<Iterator>,
+    private func writeParts<Iterator>(_ path: String, first: consuming [UInt8], reader: inout PartReader<Iterator>,
                                       expectedSHA256: [UInt8]?, contentType: String) async throws -> S3StoreEntry {
         let upload = try await beginUpload(path, contentType: contentType)
         do {
             var digest = Digest(.sha256)
             var parts: [S3Part] = []
-            var part = first
+            var part = consume first
             var length: Int64 = 0
             var touched = ContinuousClock.now
             while true {
@@ -113,6 +114,8 @@ extension S3Store {
                 parts.append(S3Part(number: parts.count + 1, etag: etag, size: Int64(part.count), checksumSHA256: sha256.base64String))
                 length += Int64(part.count)
                 if reader.finished { break }
+                // Let the sent part go before the next is gathered: one part in memory, not two.
+                part = []
                 part = try await reader.next(size: partSize)
             }
             let sha256 = digest.finalize()
