@@ -48,7 +48,8 @@ final class BucketRouter: HTTPHandler {
         }
         switch request.method {
         case "GET", "HEAD":
-            guard request.query == nil else { return .respond(unavailable("views (?\(request.query ?? ""))")) }
+            // The query is not echoed: it is the client's text.
+            guard request.query == nil else { return .respond(unavailable("a view (a GET with a query)")) }
             return .respond(StorageRouter.confined(get.respond(request, path: target)))
         case "PROPFIND":
             if let length = request.contentLength, length > Int64(WebDAV.propfindBodyLimit) {

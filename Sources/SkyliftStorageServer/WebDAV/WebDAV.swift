@@ -3,24 +3,18 @@ import SkyliftHTTPServer
 import SkyliftCore
 import SkyliftSystem
 
-/// WebDAV class 1 and 2 (RFC 4918) over the folder store: PUT, DELETE, MKCOL and PROPFIND through the store
-/// interface (``StoreWrites``, ``PropertyListing``, shared with a bucket), PROPPATCH, COPY, MOVE and locking on
-/// the folder in their own files.
+/// WebDAV class 1 and 2 (RFC 4918) over the folder store. PUT, DELETE, MKCOL, COPY, MOVE (``StoreWrites``) and
+/// PROPFIND (``PropertyListing``) go through the store interface, shared with a bucket; PROPPATCH and locking work
+/// on the folder, in their own files.
 final class WebDAV: Sendable {
-    let store: Store
-    let maxUploadSize: Int64
     let locks: LockTable
     let properties: DeadProperties
-    let digests: DigestStore
     /// PROPFIND, through the store interface.
     let listing: PropertyListing
-    /// PUT, DELETE, MKCOL and lock checks, through the store interface.
+    /// PUT, DELETE, MKCOL, COPY, MOVE and the lock checks, through the store interface.
     let writes: StoreWrites
 
     init(store: Store, backend: FolderBackend, maxUploadSize: Int64, locks: LockTable) {
-        self.store = store
-        self.maxUploadSize = maxUploadSize
-        digests = backend.digests
         properties = backend.properties
         self.locks = locks
         listing = PropertyListing(backend: backend, locks: locks)
