@@ -12,7 +12,6 @@ struct FolderBackend: StoreBackend {
     let properties: DeadProperties
     let space: SpaceCheck
 
-    var isLocal: Bool { true }
 
     func open(_ path: StoragePath) -> StoreLookup {
         if let (fd, stat) = FileTree.openServedFile(path) { return .file(FolderFile(fd: fd, stat: stat, digests: digests)) }
@@ -36,9 +35,7 @@ struct FolderBackend: StoreBackend {
     }
 
     func propertyReader(for target: StoragePath, members: Bool) -> any DeadPropertyReader {
-        // Members' properties are read through their folder, opened once, not by walking from the root for each.
-        let folder = members ? FileTree.entry(target).flatMap { try? $0.target.openFolder() } : nil
-        return FolderPropertyReader(target: target, folder: folder, properties: properties)
+        FolderPropertyReader(target: target, members: members, properties: properties)
     }
 
     func digestRecord(_ path: StoragePath, _ item: StoredItem) -> DigestRecord? {
@@ -95,20 +92,28 @@ final class FolderFile: StoredFile {
     func close() { fd.close() }
 }
 
-/// Dead properties read from the folder store's extended attributes.
+/// Dead properties read from the folder store's extended attributes. Members' properties are read through their
+/// folder, opened once when the first is asked for (a PROPFIND of live properties only opens nothing), not by
+/// walking from the root for each.
 private final class FolderPropertyReader: DeadPropertyReader {
     let target: StoragePath
-    let folder: FileDescriptor?
     let properties: DeadProperties
+    private var members: Bool
+    private var folder: FileDescriptor?
 
-    init(target: StoragePath, folder: FileDescriptor?, properties: DeadProperties) {
+    init(target: StoragePath, members: Bool, properties: DeadProperties) {
         self.target = target
-        self.folder = folder
+        self.members = members
         self.properties = properties
     }
 
     func properties(of path: StoragePath) -> [DeadProperties.Entry] {
-        guard let folder, path != target else { return properties.load(path) }
+        guard path != target else { return properties.load(path) }
+        if members {
+            members = false
+            folder = FileTree.entry(target).flatMap { try? $0.target.openFolder() }
+        }
+        guard let folder else { return properties.load(path) }
         return properties.load(in: folder, path.name) ?? properties.load(path)
     }
 

@@ -10,8 +10,6 @@ import SkyliftHTTPServer
 /// Calls may block. The folder store blocks only on local disk, so its plain GETs may run on an event loop;
 /// the bucket blocks on the network, so a server over a bucket runs every request on its work threads.
 protocol StoreBackend: Sendable {
-    /// True when every call touches only local disk, and may run on an event loop.
-    var isLocal: Bool { get }
     /// What a read of `path` finds: a file opened for reading, a folder, nothing, or an answer explaining why
     /// the store could not be read.
     func open(_ path: StoragePath) -> StoreLookup

@@ -22,7 +22,6 @@ struct BucketBackend: StoreBackend {
         self.timeout = timeout
     }
 
-    var isLocal: Bool { false }
 
     /// The store path of `path`: its segments joined, no leading `/`.
     static func key(_ path: StoragePath) -> String { path.segments.joined(separator: "/") }

@@ -1,7 +1,6 @@
 import Foundation
 import SkyliftCore
 import SkyliftHTTPServer
-import SkyliftSystem
 import Synchronization
 
 /// A PUT body stored as a file of the bucket: the chunks go from the event loop through a ``BodyChannel`` to
@@ -10,13 +9,8 @@ import Synchronization
 /// pauses, so a PUT holds at most the channel and one part in memory.
 final class BucketWriter: HTTPPacedBodyReceiver {
     private let channel = BodyChannel(limit: 1 << 20)
-    private let write: Task<Result<S3StoreEntry, any Error>, Never>
-    /// The write's outcome once it ended, for an answer made on the event loop without waiting.
-    private let ended = Outcome()
-
-    private final class Outcome: Sendable {
-        let value = Mutex<Result<S3StoreEntry, any Error>?>(nil)
-    }
+    /// The write's outcome, set once when it ends.
+    private let outcome = Outcome()
     private let path: StoragePath
     private let existed: Bool
     private let maxSize: Int64
@@ -29,17 +23,14 @@ final class BucketWriter: HTTPPacedBodyReceiver {
         self.path = path
         self.existed = existed
         self.maxSize = maxSize
-        let store = backend.store, key = BucketBackend.key(path), channel = channel, ended = ended
-        write = Task(executorPreference: backend.executor) {
-            let outcome: Result<S3StoreEntry, any Error>
-            do { outcome = .success(try await store.write(key, body: channel.chunks, expectedSHA256: expectedSHA256)) } catch {
-                outcome = .failure(error)
+        let store = backend.store, key = BucketBackend.key(path), channel = channel, outcome = outcome
+        Task(executorPreference: backend.executor) {
+            do { outcome.fulfil(.success(try await store.write(key, body: channel.chunks, expectedSHA256: expectedSHA256))) } catch {
+                outcome.fulfil(.failure(error))
             }
             // Ended before the body did (the bucket refused, or the write failed): the connection must not stay
             // paused for a consumer that is gone; the next chunk gets the answer.
-            ended.value.withLock { $0 = outcome }
             channel.abandon()
-            return outcome
         }
     }
 
@@ -58,27 +49,43 @@ final class BucketWriter: HTTPPacedBodyReceiver {
         return answer()
     }
 
-    /// The answer to the PUT, once the write has ended (waits for it, unless it has).
+    /// The answer to the PUT, once the write has ended (waits for it; on the event loop it has ended already).
     private func answer() -> HTTPResponse {
-        let write = write
-        let outcome = ended.value.withLock { $0 }.map { Result<Result<S3StoreEntry, any Error>, any Error>.success($0) }
-            ?? BlockingExecutor.waitFor { done in Task { done(.success(await write.value)) } }
-        switch outcome {
-        case let .success(.success(entry)):
+        switch outcome.wait() {
+        case let .success(entry):
             var headers = HTTPHeaders()
             if let etag = entry.info.etag { headers.add("ETag", etag) }
             return existed ? HTTPResponse(status: 204, headers: headers) : .text(201, "created", headers: headers)
-        case let .success(.failure(error as S3StoreError)):
+        case let .failure(error as S3StoreError):
             if case .digestMismatch = error.reason {
                 return .text(400, "body does not match its Content-Digest", headers: [ServerDigest.mismatchHeader: "sha-256=10"])
             }
             return .text(502, "cannot store \(path.relative) in the bucket: \(error)")
-        case let .success(.failure(error)), let .failure(error):
+        case let .failure(error):
             return .text(502, "cannot store \(path.relative) in the bucket: \(error)")
         }
     }
 
     func abort() {
         channel.fail(Abandoned())
+    }
+}
+
+/// The outcome of a write, handed from its task to whoever answers the PUT.
+private final class Outcome: Sendable {
+    private let value = Mutex<Result<S3StoreEntry, any Error>?>(nil)
+    private let ended = DispatchSemaphore(value: 0)
+
+    func fulfil(_ result: Result<S3StoreEntry, any Error>) {
+        value.withLock { $0 = result }
+        ended.signal()
+    }
+
+    /// The outcome, waiting for the write to end first.
+    func wait() -> Result<S3StoreEntry, any Error> {
+        if let result = value.withLock({ $0 }) { return result }
+        ended.wait()
+        ended.signal()
+        return value.withLock { $0 } ?? .failure(BucketWriter.Abandoned())
     }
 }
