@@ -4,23 +4,24 @@ import SkyliftHTTPServer
 
 /// The embedded cloud over a bucket: authenticates each request, confines its path, and answers `/dav/` (GET,
 /// HEAD, PROPFIND, PUT, DELETE, MKCOL, COPY, MOVE, OPTIONS) through the same ``RangedGet``, ``PropertyListing``
-/// and ``StoreWrites`` the folder store uses, over a ``BucketBackend``. Every head runs on a work thread: each
-/// waits for the bucket.
+/// and ``StoreWrites`` the folder store uses, over a ``BucketBackend``, and tus uploads (POST to a folder, then
+/// `/uploads/<id>`) through ``BucketTusUploads``. Every head runs on a work thread: each waits for the bucket.
 ///
-/// What a bucket does not offer yet (PROPPATCH, locks, tus uploads, the web app, share links) is answered 501,
-/// naming the method and the store, so a client fails clearly instead of half-working.
+/// What a bucket does not offer yet (PROPPATCH, locks, the web app, share links) is answered 501, naming the
+/// method and the store, so a client fails clearly instead of half-working.
 final class BucketRouter: HTTPHandler {
     let auth: Auth
     let backend: BucketBackend
     let get: RangedGet
     let listing: PropertyListing
     let writes: StoreWrites
+    let tus: BucketTusUploads
     private let resolver = PathResolver(rootPath: "")
 
     /// What OPTIONS says this server allows on `/dav/`.
-    static let allowedMethods = ["OPTIONS", "GET", "HEAD", "PROPFIND", "PUT", "DELETE", "MKCOL", "COPY", "MOVE"]
+    static let allowedMethods = ["OPTIONS", "GET", "HEAD", "PROPFIND", "PUT", "DELETE", "MKCOL", "COPY", "MOVE", "POST", "PATCH"]
 
-    init(backend: BucketBackend, token: String?, maxUploadSize: Int64) {
+    init(backend: BucketBackend, token: String?, maxUploadSize: Int64, tusExpiry: TimeInterval) {
         auth = Auth(token: token)
         self.backend = backend
         get = RangedGet(backend: backend)
@@ -28,6 +29,7 @@ final class BucketRouter: HTTPHandler {
         let locks = LockTable()
         listing = PropertyListing(backend: backend, locks: locks)
         writes = StoreWrites(backend: backend, locks: locks, resolver: resolver, maxUploadSize: maxUploadSize)
+        tus = BucketTusUploads(backend: backend, resolver: resolver, expiry: tusExpiry, maxSize: maxUploadSize)
     }
 
     func head(_ request: HTTPRequest) -> HTTPHeadDecision { .offload { self.route(request) } }
@@ -37,6 +39,7 @@ final class BucketRouter: HTTPHandler {
         if request.method == "OPTIONS" && (request.path == "*" || request.path == "/" || request.path.hasPrefix("/dav")) {
             return .respond(options())
         }
+        if request.path == "/uploads" || request.path.hasPrefix("/uploads/") { return tus.handle(request) }
         guard request.path == "/dav" || request.path.hasPrefix("/dav/") else {
             return .respond(.text(request.path == "/" ? 501 : 404, request.path == "/"
                 ? "the web app is not served from an S3 store yet; files are under /dav/" : "not found"))
@@ -62,6 +65,7 @@ final class BucketRouter: HTTPHandler {
         case "DELETE": return .respond(writes.delete(request, target: target))
         case "MKCOL": return .respond(writes.mkcol(request, target: target))
         case "COPY", "MOVE": return .respond(writes.copyOrMove(request, source: target))
+        case "POST": return tus.create(request, folder: target)
         default:
             return .respond(unavailable(request.method))
         }
@@ -78,6 +82,7 @@ final class BucketRouter: HTTPHandler {
         h.add("DAV", "1")
         h.add("Allow", Self.allowedMethods.joined(separator: ", "))
         h.add("Accept-Ranges", "bytes")
+        BucketTusUploads.advertise(into: &h, maxSize: tus.maxSize)
         return HTTPResponse(status: 200, headers: h)
     }
 }

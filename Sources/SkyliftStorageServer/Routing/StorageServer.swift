@@ -22,7 +22,7 @@ public final class StorageServer: Sendable {
         if let bucket = configuration.bucket {
             router = nil
             top = BucketRouter(backend: BucketBackend(store: bucket), token: configuration.token,
-                               maxUploadSize: configuration.maxUploadSize)
+                               maxUploadSize: configuration.maxUploadSize, tusExpiry: configuration.tusExpiry)
         } else {
             let store = try Store(root: configuration.root, digestAlgorithms: configuration.digests,
                                   spaceReserve: configuration.spaceReserve)

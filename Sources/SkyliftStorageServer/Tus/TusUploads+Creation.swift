@@ -8,7 +8,7 @@ import SkyliftSystem
 /// `final` in `TusUploads+Concat`).
 extension TusUploads {
     func create(_ request: HTTPRequest, folder: StoragePath) -> HTTPHeadDecision {
-        if let refusal = versionRefusal(request) { return .respond(refusal) }
+        if let refusal = Self.versionRefusal(request) { return .respond(refusal) }
         if let st = FileSystem.stat(folder.filePath), !st.isDirectory {
             return .respond(Self.tusResponse(409, "not a folder: \(folder.relative)"))
         }
@@ -47,7 +47,7 @@ extension TusUploads {
         var h = HTTPHeaders()
         h.add("Location", "/uploads/\(upload.id)")
         let hasBody = (request.contentLength ?? 0) > 0 || request.headers["Transfer-Encoding"] != nil
-        if hasBody, mediaType(request) == Self.offsetContentType {
+        if hasBody, Self.mediaType(request) == Self.offsetContentType {
             return holding(upload) { self.receive(request, upload: upload, info: info, offset: 0, wrap: { r in
                 var created = r
                 created.status = r.status == 204 ? 201 : r.status

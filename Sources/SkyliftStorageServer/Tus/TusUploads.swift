@@ -59,7 +59,7 @@ final class TusUploads: Sendable {
             Self.advertise(into: &h, maxSize: maxSize)
             return .respond(HTTPResponse(status: 204, headers: h))
         }
-        if let refusal = versionRefusal(request) { return .respond(refusal) }
+        if let refusal = Self.versionRefusal(request) { return .respond(refusal) }
         let parts = request.path.split(separator: "/")
         guard parts.count == 2, TusUpload.isValidID(parts[1]) else { return .respond(Self.tusResponse(404, "no such upload")) }
         let upload = upload(String(parts[1]))
@@ -112,7 +112,7 @@ final class TusUploads: Sendable {
             upload.remove()
             return .respond(Self.tusResponse(410, "upload expired"))
         }
-        guard mediaType(request) == Self.offsetContentType else {
+        guard Self.mediaType(request) == Self.offsetContentType else {
             return .respond(Self.tusResponse(415, "PATCH needs Content-Type: \(Self.offsetContentType)"))
         }
         guard let claimed = request.headers.integer(TusProtocol.Header.offset) else {
@@ -238,14 +238,14 @@ final class TusUploads: Sendable {
         if let expires = upload.expires(after: expiry) { h.set(TusProtocol.Header.expires, HTTPDate.format(expires)) }
     }
 
-    func versionRefusal(_ request: HTTPRequest) -> HTTPResponse? {
+    static func versionRefusal(_ request: HTTPRequest) -> HTTPResponse? {
         guard request.headers[TusProtocol.Header.resumable]?.trimmingSpaces() != Self.version else { return nil }
         var h = HTTPHeaders()
         h.add(TusProtocol.Header.versions, Self.version)
         return Self.tusResponse(412, "Tus-Resumable must be \(Self.version)", headers: h)
     }
 
-    func mediaType(_ request: HTTPRequest) -> String? {
+    static func mediaType(_ request: HTTPRequest) -> String? {
         request.headers["Content-Type"].map { String($0.prefix { $0 != ";" }).trimmingSpaces().lowercased() }
     }
 

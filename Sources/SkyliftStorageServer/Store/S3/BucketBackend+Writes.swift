@@ -1,12 +1,32 @@
 import Foundation
+import SkyliftCore
 import SkyliftHTTPServer
 
 extension BucketBackend {
     /// A bucket has no free space to check.
     func spaceRefusal(for length: Int64?, at path: StoragePath) -> HTTPResponse? { nil }
 
+    /// A PUT body stored as the file `path` by `S3Store.write`, which replaces the file only once every byte is in
+    /// (and matches the client's `Content-Digest`): a body cut short or refused stores nothing.
     func writer(_ path: StoragePath, existed: Bool, maxSize: Int64, expectedSHA256: [UInt8]?) throws(StoreFailure) -> any HTTPBodyReceiver {
-        BucketWriter(backend: self, path: path, existed: existed, maxSize: maxSize, expectedSHA256: expectedSHA256)
+        let store = store, key = Self.key(path)
+        return BucketIntake(executor: executor, maxSize: maxSize, job: { body in
+            try await store.write(key, body: body, expectedSHA256: expectedSHA256)
+        }, respond: { outcome in
+            switch outcome {
+            case let .success(entry):
+                var headers = HTTPHeaders()
+                if let etag = entry.info.etag { headers.add("ETag", etag) }
+                return existed ? HTTPResponse(status: 204, headers: headers) : .text(201, "created", headers: headers)
+            case let .failure(error as S3StoreError):
+                if case .digestMismatch = error.reason {
+                    return .text(400, "body does not match its Content-Digest", headers: [ServerDigest.mismatchHeader: "sha-256=10"])
+                }
+                return .text(502, "cannot store \(path.relative) in the bucket: \(error)")
+            case let .failure(error):
+                return .text(502, "cannot store \(path.relative) in the bucket: \(error)")
+            }
+        })
     }
 
     func remove(_ path: StoragePath) throws(StoreFailure) {

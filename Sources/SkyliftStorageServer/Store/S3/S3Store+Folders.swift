@@ -68,7 +68,7 @@ extension S3Store {
     /// The bytes and ETag of the state object `name`, or nil when there is none.
     public func readState(_ name: String) async throws -> (bytes: [UInt8], etag: String)? {
         let name = try Self.checked(name, operation: "state")
-        return try await systemObject(systemKey("state/" + name), operation: "state")
+        return try await systemObject(systemKey("state/" + name), operation: "state").map { ($0.bytes, $0.etag) }
     }
 
     /// Removes the state object `name`; one already gone is no error.

@@ -13,6 +13,10 @@ public struct S3StoreResumableState: Sendable, Hashable {
     var parts: [S3Part]
     /// Bytes kept in the tail object after the last whole part (fewer than a part).
     var tailLength: Int64
+    /// When the write was last begun, appended to or given its length (its state object's Last-Modified).
+    public var lastActive: Date?
+    /// The state object's ETag, so a change of the record is made only over the one read.
+    var recordETag: String
 
     /// Bytes in whole parts.
     var partBytes: Int64 { offset - tailLength }
@@ -29,10 +33,44 @@ public struct S3StoreResumableState: Sendable, Hashable {
 /// the client sends again from the offset the bucket gives.
 extension S3Store {
     /// Starts a resumable write to `path` (`length` bytes when known). Nothing is at `path` until it is finished.
-    public func beginResumable(_ path: String, length: Int64?, contentType: String? = nil) async throws -> S3StoreUpload {
+    /// `metadata` is kept with the write, as it came (tus `Upload-Metadata`).
+    public func beginResumable(_ path: String, length: Int64?, contentType: String? = nil,
+                               metadata: String? = nil) async throws -> S3StoreUpload {
         let path = try Self.checked(path, operation: "write")
         guard !path.isEmpty, (length ?? 0) >= 0 else { throw S3StoreError(operation: "write", path: path, reason: .invalidPath) }
-        return try await beginUpload(path, contentType: contentType ?? MediaType.forPath(path), length: length)
+        return try await beginUpload(path, contentType: contentType ?? MediaType.forPath(path), length: length, metadata: metadata)
+    }
+
+    /// Gives resumable write `id`, begun without a length, its length: `length` must not be below where it
+    /// stands (`lengthMismatch`). The record changes only over the one read (`conflict` when another instance
+    /// changed it meanwhile). Returns the state after.
+    @discardableResult
+    public func setResumableLength(_ id: String, _ length: Int64) async throws -> S3StoreResumableState {
+        var state = try await resumableState(id)
+        if let known = state.upload.length {
+            guard known == length else {
+                throw S3StoreError(operation: "set the length of", path: state.upload.path, status: 409,
+                                   reason: .lengthMismatch(expected: known, actual: length))
+            }
+            return state
+        }
+        guard length >= state.offset else {
+            throw S3StoreError(operation: "set the length of", path: state.upload.path, status: 409,
+                               reason: .lengthMismatch(expected: length, actual: state.offset))
+        }
+        state.upload.length = length
+        do {
+            try await record(state.upload, condition: .matching(state.recordETag))
+        } catch let error as S3Error where error.status == 412 {
+            throw S3StoreError(operation: "set the length of", path: state.upload.path, status: 409, reason: .conflict)
+        }
+        return state
+    }
+
+    /// Ends resumable write `id` without storing it; `notFound` when there is no such write.
+    public func abortResumable(_ id: String) async throws {
+        await discard(try await resumableState(id).upload)
+        runningDigests.drop(id)
     }
 
     /// Where resumable write `id` stands; `notFound` when there is no such write (finished, aborted, swept).
@@ -54,7 +92,8 @@ extension S3Store {
         }
         let tail = try await tailLength(upload, after: parts.count)
         let offset = Int64(parts.count) * Int64(upload.partSize) + tail
-        return S3StoreResumableState(upload: upload, offset: offset, parts: parts, tailLength: tail)
+        return S3StoreResumableState(upload: upload, offset: offset, parts: parts, tailLength: tail, lastActive: record.lastModified,
+                                     recordETag: record.etag)
     }
 
     /// Appends `body` to resumable write `id` at `offset`, which must be where the write stands (else

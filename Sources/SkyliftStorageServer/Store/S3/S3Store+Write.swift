@@ -22,6 +22,8 @@ public struct S3StoreUpload: Sendable, Hashable, Codable {
     public var length: Int64?
     /// A resumable write's content type.
     public var contentType: String?
+    /// What the client said of a resumable write when it began it (tus `Upload-Metadata`), kept as it came.
+    public var metadata: String?
 }
 
 /// Reads a body in parts of a given size, however its chunks are cut, and knows when it has ended.
@@ -133,14 +135,14 @@ extension S3Store {
     }
 
     /// Starts the multipart upload of a write to `path` and records it in its state object.
-    func beginUpload(_ path: String, contentType: String, length: Int64? = nil) async throws -> S3StoreUpload {
+    func beginUpload(_ path: String, contentType: String, length: Int64? = nil, metadata: String? = nil) async throws -> S3StoreUpload {
         let id = UUID().uuidString.lowercased()
         let staging = systemKey("staging/" + id)
         let upload: S3StoreUpload
         do {
             let uploadId = try await client.createMultipartUpload(bucket: bucket, key: staging, contentType: contentType)
             upload = S3StoreUpload(id: id, path: path, stagingKey: staging, uploadId: uploadId, partSize: partSize,
-                                   length: length, contentType: length == nil ? nil : contentType)
+                                   length: length, contentType: length == nil ? nil : contentType, metadata: metadata)
         } catch {
             throw S3StoreError.wrapping(error, operation: "write", path: path)
         }
@@ -190,10 +192,11 @@ extension S3Store {
     }
 
     /// The bytes (at most 1 MiB) and ETag of the store's own object `key`, or nil when it is gone.
-    func systemObject(_ key: String, operation: String) async throws -> (bytes: [UInt8], etag: String)? {
+    func systemObject(_ key: String, operation: String) async throws -> (bytes: [UInt8], etag: String, lastModified: Date?)? {
         do {
             let response = try await client.getObject(bucket: bucket, key: key)
-            return (try await response.collect(upTo: 1 << 20), response.headers["ETag"] ?? "")
+            return (try await response.collect(upTo: 1 << 20), response.headers["ETag"] ?? "",
+                    response.headers["Last-Modified"].flatMap(HTTPDate.parse))
         } catch let error as S3Error where error.status == 404 {
             return nil
         } catch {

@@ -1,0 +1,74 @@
+import Foundation
+import SkyliftCore
+import SkyliftHTTPServer
+import SkyliftSystem
+import Synchronization
+
+/// A request body handed to a job against the bucket (a PUT's write, a tus PATCH's append): the chunks go from the
+/// event loop through a ``BodyChannel`` to the job, which runs on the backend's executor. When the bucket is slower
+/// than the client, the channel fills and the connection pauses, so a body holds at most the channel and what the
+/// job keeps (one part) in memory. The answer is made from the job's outcome once it has ended.
+final class BucketIntake<Value: Sendable>: HTTPPacedBodyReceiver {
+    private let channel = BodyChannel(limit: 1 << 20)
+    /// The job's outcome, set once when it ends.
+    private let outcome = Outcome<Value>()
+    private let maxSize: Int64
+    private let respond: (Result<Value, any Error>) -> HTTPResponse
+    private var received: Int64 = 0
+
+    /// Bodies larger than allowed, or cut short, end the job's body with this error.
+    struct Abandoned: Error {}
+
+    /// Starts `job` on the body at once; `maxSize` bytes at most are passed on (past them the answer is 413 and
+    /// the body ends in ``Abandoned``); `respond` makes the answer from the job's outcome.
+    init(executor: BlockingExecutor, maxSize: Int64, job: @escaping @Sendable (BodyChannel.Chunks) async throws -> Value,
+         respond: @escaping (Result<Value, any Error>) -> HTTPResponse) {
+        self.maxSize = maxSize
+        self.respond = respond
+        let channel = channel, outcome = outcome
+        Task(executorPreference: executor) {
+            do { outcome.fulfil(.success(try await job(channel.chunks))) } catch { outcome.fulfil(.failure(error)) }
+            // Ended before the body did (the bucket refused, or the job failed): the connection must not stay
+            // paused for a consumer that is gone; the next chunk gets the answer.
+            channel.abandon()
+        }
+    }
+
+    func receive(_ chunk: UnsafeRawBufferPointer, wake: HTTPWake) -> HTTPReceiveResult {
+        received += Int64(chunk.count)
+        if received > maxSize {
+            channel.fail(Abandoned())
+            return .answer(.text(413, "body larger than \(maxSize) bytes"))
+        }
+        if channel.isAbandoned { return .answer(respond(outcome.wait())) }
+        return channel.push(Array(chunk), wake: wake) ? .more : .paused
+    }
+
+    func finish() -> HTTPResponse {
+        channel.finish()
+        return respond(outcome.wait())
+    }
+
+    func abort() {
+        channel.fail(Abandoned())
+    }
+}
+
+/// The outcome of a job, handed from its task to whoever answers the request.
+private final class Outcome<Value: Sendable>: Sendable {
+    private let value = Mutex<Result<Value, any Error>?>(nil)
+    private let ended = DispatchSemaphore(value: 0)
+
+    func fulfil(_ result: Result<Value, any Error>) {
+        value.withLock { $0 = result }
+        ended.signal()
+    }
+
+    /// The outcome, waiting for the job to end first.
+    func wait() -> Result<Value, any Error> {
+        if let result = value.withLock({ $0 }) { return result }
+        ended.wait()
+        ended.signal()
+        return value.withLock { $0 } ?? .failure(BucketIntake<Value>.Abandoned())
+    }
+}
