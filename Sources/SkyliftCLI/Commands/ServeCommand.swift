@@ -28,7 +28,8 @@ public enum ServeCommand: Command {
         512M), and made --thumbnail-jobs at a time (default: the number of cores, 2 to 8).
         With --store s3://bucket/prefix/ the files of that S3 store (as `skylift scrub` reads
         one) are served instead: GET and HEAD with ranges, PROPFIND, PUT, DELETE, MKCOL, COPY
-        and MOVE under /dav/; PROPPATCH, locks, tus and the web app answer 501 for now. It needs
+        and MOVE under /dav/, and tus uploads whose state is in the bucket (any instance on
+        the bucket continues any upload); PROPPATCH, locks and the web app answer 501. It needs
         --token-file, --token, $SKYLIFT_TOKEN or --no-auth, and --tls-cert/--tls-key for TLS.
         """,
         options: Options.specs,

@@ -10,7 +10,7 @@ public struct StorageConfiguration: Sendable {
     public var root: URL
     /// A bucket to serve at `/dav/` instead of ``root`` (which is then not used). Over a bucket the server
     /// answers GET and HEAD with ranges, PROPFIND, PUT, DELETE, MKCOL, COPY, MOVE and OPTIONS through the same code
-    /// as over a folder; PROPPATCH, locks, tus uploads and the web app answer 501 for now.
+    /// as over a folder, and tus uploads whose state is in the bucket; PROPPATCH, locks and the web app answer 501.
     public var bucket: S3Store?
     /// The token every request must carry (Bearer, or Basic with the token as password); nil disables auth.
     public var token: String?

@@ -1,0 +1,127 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A TCP relay on a free loopback port in front of several servers on `127.0.0.1`, as a load balancer without
+/// affinity: each new connection goes to the next upstream in turn, and one that refuses the connection (a server
+/// that is down) is passed over for the next. It counts the request bytes it forwards, in all and to each
+/// upstream, and can slow requests down (`pause` microseconds per 64 KiB read) so a test can act mid-body.
+public final class RoundRobinRelay: Sendable {
+    public let port: UInt16
+    private let listener: Int32
+    private let upstreams: [UInt16]
+    private let pause: UInt32
+    private struct State {
+        var next = 0
+        var sent: [Int64]
+        var connections: [Int]
+        var open: [Int32] = []
+    }
+    private let state: Mutex<State>
+
+    public init(upstreams: [UInt16], pause: UInt32 = 0) throws {
+        self.upstreams = upstreams
+        self.pause = pause
+        state = Mutex(State(sent: Array(repeating: 0, count: upstreams.count), connections: Array(repeating: 0, count: upstreams.count)))
+        listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = Self.loopback(0)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let fd = listener
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound, listen(fd, 64) == 0 else { throw POSIXError(.EADDRNOTAVAIL) }
+        port = UInt16(bigEndian: address.sin_port)
+        Thread.detachNewThread { [self] in acceptLoop() }
+    }
+
+    /// Request bytes forwarded so far, to all upstreams.
+    public var bytesSent: Int64 { state.withLock { $0.sent.reduce(0, +) } }
+    /// Request bytes forwarded so far to each upstream, in the order given.
+    public var bytesSentTo: [Int64] { state.withLock { $0.sent } }
+    /// Connections made to each upstream so far, in the order given.
+    public var connectionsTo: [Int] { state.withLock { $0.connections } }
+
+    /// Stops accepting and cuts every open connection.
+    public func stop() {
+        shutdown(listener, Int32(SHUT_RDWR))
+        for fd in state.withLock({ $0.open }) { shutdown(fd, Int32(SHUT_RDWR)) }
+    }
+
+    deinit {
+        stop()
+        close(listener)
+    }
+
+    private static func loopback(_ port: UInt16) -> sockaddr_in {
+        var a = sockaddr_in()
+        a.sin_family = sa_family_t(AF_INET)
+        a.sin_addr.s_addr = inet_addr("127.0.0.1")
+        a.sin_port = port.bigEndian
+        return a
+    }
+
+    /// A connection to the next upstream that takes one, and its index; nil when none does.
+    private func connectNext() -> (fd: Int32, index: Int)? {
+        for _ in upstreams.indices {
+            let index = state.withLock { s -> Int in
+                let i = s.next
+                s.next = (s.next + 1) % upstreams.count
+                return i
+            }
+            let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var a = Self.loopback(upstreams[index])
+            let ok = withUnsafePointer(to: &a) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(server, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            }
+            if ok { return (server, index) }
+            close(server)
+        }
+        return nil
+    }
+
+    private func acceptLoop() {
+        while true {
+            let client = accept(listener, nil, nil)
+            guard client >= 0 else { return }
+            guard let (server, index) = connectNext() else { close(client); continue }
+            state.withLock {
+                $0.open += [client, server]
+                $0.connections[index] += 1
+            }
+            Thread.detachNewThread { [self] in pump(from: client, to: server, upstream: index) }
+            Thread.detachNewThread { [self] in pump(from: server, to: client, upstream: nil) }
+        }
+    }
+
+    /// Copies one direction until it ends; `upstream` is set for requests (client to server), which are counted.
+    private func pump(from: Int32, to: Int32, upstream: Int?) {
+        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { recv(from, $0.baseAddress, $0.count, 0) }
+            if n <= 0 { break }
+            if let upstream {
+                state.withLock { $0.sent[upstream] += Int64(n) }
+                if pause > 0 { usleep(pause) }
+            }
+            var done = 0
+            while done < n {
+                let w = buffer.withUnsafeBytes { send(to, $0.baseAddress! + done, n - done, Int32(MSG_NOSIGNAL)) }
+                if w <= 0 { break }
+                done += w
+            }
+            if done < n { break }
+        }
+        if upstream != nil {
+            // The client is done sending: the server hears the end, and its answer still comes back.
+            shutdown(to, Int32(SHUT_WR))
+            shutdown(from, Int32(SHUT_RD))
+        } else {
+            // The server ended (or was killed): the client hears of it as a cut connection, as behind a balancer.
+            shutdown(to, Int32(SHUT_RDWR))
+            shutdown(from, Int32(SHUT_RDWR))
+        }
+    }
+}
