@@ -7,8 +7,9 @@ import SkyliftHTTPServer
 /// and ``StoreWrites`` the folder store uses, over a ``BucketBackend``, and tus uploads (POST to a folder, then
 /// `/uploads/<id>`) through ``BucketTusUploads``. Every head runs on a work thread: each waits for the bucket.
 ///
-/// What a bucket does not offer yet (PROPPATCH, locks, the web app, share links) is answered 501, naming the
-/// method and the store, so a client fails clearly instead of half-working.
+/// LOCK and UNLOCK keep their locks in the bucket (``BucketLocks``), so a lock holds on every instance. What a
+/// bucket does not offer yet (PROPPATCH, the web app, share links) is answered 501, naming the method and the
+/// store, so a client fails clearly instead of half-working.
 final class BucketRouter: HTTPHandler {
     let auth: Auth
     let backend: BucketBackend
@@ -19,14 +20,14 @@ final class BucketRouter: HTTPHandler {
     private let resolver = PathResolver(rootPath: "")
 
     /// What OPTIONS says this server allows on `/dav/`.
-    static let allowedMethods = ["OPTIONS", "GET", "HEAD", "PROPFIND", "PUT", "DELETE", "MKCOL", "COPY", "MOVE", "POST", "PATCH"]
+    static let allowedMethods = ["OPTIONS", "GET", "HEAD", "PROPFIND", "PUT", "DELETE", "MKCOL", "COPY", "MOVE", "LOCK", "UNLOCK",
+                                 "POST", "PATCH"]
 
     init(backend: BucketBackend, token: String?, maxUploadSize: Int64, tusExpiry: TimeInterval) {
         auth = Auth(token: token)
         self.backend = backend
         get = RangedGet(backend: backend)
-        // No locks are taken over a bucket yet (LOCK is 501), so the table stays empty and checks only `If`.
-        let locks = LockTable()
+        let locks = LockTable(keeper: BucketLocks(backend: backend))
         listing = PropertyListing(backend: backend, locks: locks)
         writes = StoreWrites(backend: backend, locks: locks, resolver: resolver, maxUploadSize: maxUploadSize)
         tus = BucketTusUploads(backend: backend, resolver: resolver, expiry: tusExpiry, maxSize: maxUploadSize)
@@ -66,6 +67,14 @@ final class BucketRouter: HTTPHandler {
         case "MKCOL": return .respond(writes.mkcol(request, target: target))
         case "COPY", "MOVE": return .respond(writes.copyOrMove(request, source: target))
         case "POST": return tus.create(request, folder: target)
+        case "LOCK":
+            if let length = request.contentLength, length > Int64(WebDAV.lockBodyLimit) {
+                return .respond(BodyCollector.tooLarge(WebDAV.lockBodyLimit, kind: "XML"))
+            }
+            return .receive(BodyCollector(limit: WebDAV.lockBodyLimit, kind: "XML") { body in
+                self.writes.lock(request, target: target, body: body)
+            })
+        case "UNLOCK": return .respond(writes.unlock(request, target: target))
         default:
             return .respond(unavailable(request.method))
         }
@@ -79,7 +88,7 @@ final class BucketRouter: HTTPHandler {
 
     private func options() -> HTTPResponse {
         var h = HTTPHeaders()
-        h.add("DAV", "1")
+        h.add("DAV", "1, 2")
         h.add("Allow", Self.allowedMethods.joined(separator: ", "))
         h.add("Accept-Ranges", "bytes")
         BucketTusUploads.advertise(into: &h, maxSize: tus.maxSize)

@@ -39,15 +39,25 @@ struct PropertyListing: Sendable {
             resources = [StoredMember(path: target, item: item)]
             if depth == "1" && item.isFolder { resources += try backend.members(of: target) }
         } catch { return error.response }
+        // The locks are read once for the whole answer, and only when lockdiscovery is asked for.
+        var held = LockSet()
+        let asksLocks = switch wanted {
+        case .all: true
+        case .names: false
+        case let .some(names): names.contains(PropertyName.dav("lockdiscovery"))
+        }
+        if asksLocks {
+            do { held = try locks.snapshot() } catch { return error.response }
+        }
         let dead = backend.propertyReader(for: target, members: resources.count > 1)
         defer { dead.close() }
         let multistatus = DAVXML.dav("multistatus", resources.map { member in
-            describe(member.path, member.item, wanted) { dead.properties(of: member.path) }
+            describe(member.path, member.item, wanted, held) { dead.properties(of: member.path) }
         })
         return DAVXML.response(207, multistatus)
     }
 
-    private func describe(_ path: StoragePath, _ item: StoredItem, _ wanted: Request,
+    private func describe(_ path: StoragePath, _ item: StoredItem, _ wanted: Request, _ held: LockSet,
                           loadDead: () -> [DeadProperties.Entry]) -> XMLTree {
         // A PROPFIND naming only live properties (most clients' listings) needs no read of the stored set.
         var needsDead = true
@@ -56,13 +66,13 @@ struct PropertyListing: Sendable {
         var found: [XMLTree] = [], missing: [XMLTree] = []
         switch wanted {
         case .all:
-            found = Self.liveProperties.compactMap { live($0, path, item) } + dead.compactMap { DAVXML.element($0.xml) }
+            found = Self.liveProperties.compactMap { live($0, path, item, held) } + dead.compactMap { DAVXML.element($0.xml) }
         case .names:
-            found = Self.liveProperties.filter { live($0, path, item) != nil }.map(DAVXML.empty)
+            found = Self.liveProperties.filter { live($0, path, item, held) != nil }.map(DAVXML.empty)
                 + dead.map { DAVXML.empty($0.property) }
         case let .some(names):
             for name in names {
-                if let value = live(name, path, item) ?? dead.first(where: { $0.property == name }).flatMap({ DAVXML.element($0.xml) }) {
+                if let value = live(name, path, item, held) ?? dead.first(where: { $0.property == name }).flatMap({ DAVXML.element($0.xml) }) {
                     found.append(value)
                 } else {
                     missing.append(DAVXML.empty(name))
@@ -80,7 +90,7 @@ struct PropertyListing: Sendable {
     }
 
     /// A live property's current value, nil when it does not apply to this resource.
-    private func live(_ name: PropertyName, _ path: StoragePath, _ item: StoredItem) -> XMLTree? {
+    private func live(_ name: PropertyName, _ path: StoragePath, _ item: StoredItem, _ held: LockSet) -> XMLTree? {
         guard name.namespace == "DAV:" else { return digestProperty(name, path, item) }
         switch name.name {
         case "displayname": return DAVXML.dav("displayname", text: path.name)
@@ -94,7 +104,7 @@ struct PropertyListing: Sendable {
                 DAVXML.dav("lockentry", [DAVXML.dav("lockscope", [DAVXML.dav(scope)]), DAVXML.dav("locktype", [DAVXML.dav("write")])])
             }
             return DAVXML.dav("supportedlock", entries)
-        case "lockdiscovery": return WebDAV.lockDiscovery(locks.covering(path))
+        case "lockdiscovery": return DAVLock.discovery(held.covering(path))
         default: return nil
         }
     }

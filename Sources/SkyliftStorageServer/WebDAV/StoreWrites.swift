@@ -19,20 +19,23 @@ struct StoreWrites: Sendable {
     }
 
     /// 412 when the `If` header does not hold, 423 when a lock on a changed path was not submitted; nil to go on.
+    /// The locks are read once, from where the store keeps them (a bucket's answer it cannot give is the refusal).
     func checkLocks(_ request: HTTPRequest, target: StoragePath, changes: [Change]) -> HTTPResponse? {
         var submitted: Set<String> = []
+        let held: LockSet
+        do { held = try locks.snapshot() } catch { return error.response }
         if let value = request.headers["If"] {
             guard let header = IfHeader(value) else { return .text(400, "malformed If header") }
             let holds = header.evaluate(
                 requestPath: target,
                 resolve: { uri in if case let .success(p) = resolver.resolve(destination: uri) { p } else { nil } },
                 etag: { path in (try? backend.item(path))??.etag },
-                locks: { Set(locks.covering($0).map(\.token)) })
+                locks: { Set(held.covering($0).map(\.token)) })
             guard holds else { return .text(412, "If header condition failed") }
             submitted = header.tokens
         }
         for change in changes {
-            for lock in locks.affecting(change.path, subtree: change.subtree, membership: change.membership)
+            for lock in held.affecting(change.path, subtree: change.subtree, membership: change.membership)
             where !submitted.contains(lock.token) {
                 return DAVXML.error(423, condition: "lock-token-submitted", href: lock.root.href(collection: false))
             }
@@ -83,7 +86,7 @@ struct StoreWrites: Sendable {
             return .text(status, "precondition failed for \(target.relative)")
         }
         do { try backend.remove(target) } catch { return error.response }
-        locks.removeAll(under: target)
+        forgetLocks(under: [target])
         return HTTPResponse(status: 204)
     }
 
@@ -100,5 +103,12 @@ struct StoreWrites: Sendable {
         if let refusal = checkLocks(request, target: target, changes: [Change(path: target, membership: true)]) { return refusal }
         do { try backend.makeFolder(target) } catch { return error.response }
         return .text(201, "created")
+    }
+
+    /// Drops the locks on `paths` and below, whose resources are gone. The change is made already, so a lock table
+    /// the bucket cannot update now is left: its stale locks expire within ``LockTable/maxTimeout``.
+    func forgetLocks(under paths: [StoragePath]) {
+        guard !paths.isEmpty else { return }
+        _ = try? locks.update { set in for path in paths { set.removeAll(under: path) } }
     }
 }

@@ -29,8 +29,8 @@ final class WebDAV: Sendable {
         case "PROPFIND": return withBody(request, limit: Self.propfindBodyLimit) { self.listing.propfind(request, target: target, body: $0) }
         case "PROPPATCH": return withBody(request, limit: Self.proppatchBodyLimit) { self.proppatch(request, target: target, body: $0) }
         case "COPY", "MOVE": return .respond(writes.copyOrMove(request, source: target))
-        case "LOCK": return withBody(request, limit: Self.lockBodyLimit) { self.lock(request, target: target, body: $0) }
-        case "UNLOCK": return .respond(unlock(request, target: target))
+        case "LOCK": return withBody(request, limit: Self.lockBodyLimit) { self.writes.lock(request, target: target, body: $0) }
+        case "UNLOCK": return .respond(writes.unlock(request, target: target))
         default:
             return .respond(.text(405, "method \(request.method) not allowed on \(target.relative)",
                                   headers: ["Allow": Self.allowedMethods.joined(separator: ", ")]))

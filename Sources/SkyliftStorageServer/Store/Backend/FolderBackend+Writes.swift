@@ -36,4 +36,11 @@ extension FolderBackend {
         } catch { throw StoreFailure(status: 500, message: "cannot create \(path.relative)") }
         if let parent = path.parent { Directory.sync(parent.filePath) }
     }
+
+    func createEmpty(_ path: StoragePath) throws(StoreFailure) {
+        do { try FileSystem.open(path.filePath, .writeOnly, [.create, .exclusive]).close() } catch {
+            if let e = error as? FileSystemError, e.isNoSpace { throw StoreFailure(status: 507, message: "insufficient storage for \(path.relative)") }
+            throw StoreFailure(status: 500, message: "cannot create \(path.relative)")
+        }
+    }
 }

@@ -32,6 +32,8 @@ protocol StoreBackend: Sendable {
     func remove(_ path: StoragePath) throws(StoreFailure)
     /// Makes the folder `path`, whose parent exists.
     func makeFolder(_ path: StoragePath) throws(StoreFailure)
+    /// Makes an empty file at `path`, where nothing is and whose parent exists (a LOCK on an unmapped URL).
+    func createEmpty(_ path: StoragePath) throws(StoreFailure)
     /// Copies, or with `move` moves, the file or folder `source` to `destination` (a folder without its members
     /// when not `recursive`). What is at the destination is replaced when `overwrite`, else the answer is 412;
     /// 409 when the destination's parent is missing, 403 when source and destination overlap. True when something

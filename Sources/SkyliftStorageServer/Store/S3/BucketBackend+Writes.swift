@@ -40,6 +40,11 @@ extension BucketBackend {
         _ = try wait("create", path) { try await store.makeFolder(key) }
     }
 
+    func createEmpty(_ path: StoragePath) throws(StoreFailure) {
+        let key = Self.key(path), store = store
+        _ = try wait("create", path) { try await store.write(key, body: AsyncStream<[UInt8]> { $0.finish() }) }
+    }
+
     func transfer(_ source: StoragePath, to destination: StoragePath, move: Bool, recursive: Bool,
                   overwrite: Bool) throws(StoreFailure) -> Bool {
         let method = move ? "MOVE" : "COPY"

@@ -3,10 +3,12 @@ import SkyliftHTTPServer
 import SkyliftCore
 import SkyliftSystem
 
-/// LOCK and UNLOCK (RFC 4918 §9.10, §9.11): exclusive and shared write locks, refresh, lock-null creation.
-extension WebDAV {
+/// LOCK and UNLOCK (RFC 4918 §9.10, §9.11) over either store: exclusive and shared write locks, refresh, lock-null
+/// creation. The locks live in the ``LockTable`` (a bucket's in the bucket), the empty file of a lock-null in the
+/// ``StoreBackend``.
+extension StoreWrites {
     func lock(_ request: HTTPRequest, target: StoragePath, body: [UInt8]) -> HTTPResponse {
-        let timeout = Self.timeout(request.headers["Timeout"])
+        let timeout = DAVLock.timeout(request.headers["Timeout"])
         if body.isEmpty { return refresh(request, target: target, timeout: timeout) }
         let info: XMLTree
         do { info = try DAVXML.parse(body, root: "lockinfo", method: "LOCK") } catch { return error.response }
@@ -16,12 +18,15 @@ extension WebDAV {
         else { return .text(400, "LOCK needs lockscope exclusive|shared and locktype write") }
         let depth = request.headers["Depth"]?.trimmingSpaces().lowercased() ?? "infinity"
         guard depth == "0" || depth == "infinity" else { return .text(400, "LOCK Depth must be 0 or infinity") }
-        let existed = FileSystem.stat(target.filePath) != nil
-        if !existed {
-            guard let parent = target.parent, FileSystem.stat(parent.filePath)?.isDirectory == true else {
-                return .text(409, "parent collection missing for \(target.relative)")
+        let existed: Bool
+        do {
+            existed = try backend.item(target) != nil
+            if !existed {
+                guard let parent = target.parent, try backend.item(parent)?.isFolder == true else {
+                    return .text(409, "parent collection missing for \(target.relative)")
+                }
             }
-        }
+        } catch { return error.response }
         if request.headers["If"] != nil, let refusal = checkLocks(request, target: target, changes: []) { return refusal }
         let owner = DAVXML.child(info, "owner").map(DAVXML.standalone)
         if let owner, owner.utf8.count > LockTable.maxOwnerBytes {
@@ -30,7 +35,9 @@ extension WebDAV {
         let lock = DAVLock(token: LockTable.newToken(), root: target, infinite: depth == "infinity",
                            exclusive: DAVXML.isDAV(scope, "exclusive"), ownerXML: owner, timeout: timeout,
                            expires: Date().addingTimeInterval(TimeInterval(timeout)))
-        switch locks.add(lock) {
+        let refusal: LockSet.Refusal?
+        do { refusal = try locks.update { $0.add(lock) } } catch { return error.response }
+        switch refusal {
         case let .conflict(other)?:
             return DAVXML.error(423, condition: "no-conflicting-lock", href: other.root.href(collection: false))
         case let .full(perResource, retryAfter)?:
@@ -42,13 +49,12 @@ extension WebDAV {
         }
         if !existed {
             // A lock on an unmapped URL creates an empty resource there (RFC 4918 §9.10.4).
-            do { try FileSystem.open(target.filePath, .writeOnly, [.create, .exclusive]).close() } catch {
-                locks.remove(lock.token)
-                if let e = error as? FileSystemError, e.isNoSpace { return .text(507, "insufficient storage for \(target.relative)") }
-                return .text(500, "cannot create \(target.relative)")
+            do { try backend.createEmpty(target) } catch {
+                _ = try? locks.update { $0.remove(lock.token) }
+                return error.response
             }
         }
-        let prop = DAVXML.dav("prop", [Self.lockDiscovery([lock])])
+        let prop = DAVXML.dav("prop", [DAVLock.discovery([lock])])
         return DAVXML.response(existed ? 200 : 201, prop, headers: ["Lock-Token": "<\(lock.token)>"])
     }
 
@@ -56,11 +62,15 @@ extension WebDAV {
         guard let value = request.headers["If"], let header = IfHeader(value) else {
             return .text(400, "LOCK without a body refreshes a lock and needs an If header naming it")
         }
-        let held = Set(locks.covering(target).map(\.token))
-        guard let token = header.tokens.first(where: held.contains), let lock = locks.refresh(token, timeout: timeout) else {
-            return .text(412, "no lock named in the If header covers \(target.relative)")
-        }
-        return DAVXML.response(200, DAVXML.dav("prop", [Self.lockDiscovery([lock])]))
+        let refreshed: DAVLock?
+        do {
+            refreshed = try locks.update { set in
+                let held = Set(set.covering(target).map(\.token))
+                return header.tokens.first(where: held.contains).flatMap { set.refresh($0, timeout: timeout) }
+            }
+        } catch { return error.response }
+        guard let lock = refreshed else { return .text(412, "no lock named in the If header covers \(target.relative)") }
+        return DAVXML.response(200, DAVXML.dav("prop", [DAVLock.discovery([lock])]))
     }
 
     func unlock(_ request: HTTPRequest, target: StoragePath) -> HTTPResponse {
@@ -68,14 +78,20 @@ extension WebDAV {
             return .text(400, "UNLOCK needs a Lock-Token header")
         }
         let token = String(raw.dropFirst().dropLast())
-        guard let lock = locks.lock(token), lock.covers(target) else {
-            return DAVXML.error(409, condition: "lock-token-matches-request-uri")
-        }
-        locks.remove(lock.token)
-        return HTTPResponse(status: 204)
+        let removed: Bool
+        do {
+            removed = try locks.update { set in
+                guard let lock = set.lock(token), lock.covers(target) else { return false }
+                return set.remove(lock.token)
+            }
+        } catch { return error.response }
+        return removed ? HTTPResponse(status: 204) : DAVXML.error(409, condition: "lock-token-matches-request-uri")
     }
+}
 
-    static func lockDiscovery(_ active: [DAVLock]) -> XMLTree {
+extension DAVLock {
+    /// The `lockdiscovery` property listing `active`.
+    static func discovery(_ active: [DAVLock]) -> XMLTree {
         DAVXML.dav("lockdiscovery", active.map { lock in
             var parts = [
                 DAVXML.dav("locktype", [DAVXML.dav("write")]),

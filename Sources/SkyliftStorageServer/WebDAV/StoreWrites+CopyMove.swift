@@ -28,8 +28,7 @@ extension StoreWrites {
         do {
             replaced = try backend.transfer(source, to: destination, move: isMove, recursive: depth == "infinity", overwrite: overwrite == "T")
         } catch { return error.response }
-        if isMove { locks.removeAll(under: source) }
-        if replaced { locks.removeAll(under: destination) }
+        forgetLocks(under: (isMove ? [source] : []) + (replaced ? [destination] : []))
         return replaced ? HTTPResponse(status: 204) : .text(201, "created")
     }
 
