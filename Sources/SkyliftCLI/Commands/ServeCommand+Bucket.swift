@@ -34,7 +34,7 @@ extension ServeCommand {
         configuration.bucket = store
         configuration.tls = tls?.identity
         let server = try start(configuration, listen: listen)
-        context.output.line("skylift: serving \(store.location) (GET, HEAD, PROPFIND, PUT, DELETE, MKCOL, COPY, MOVE, LOCK, UNLOCK, tus)")
+        context.output.line("skylift: serving \(store.location) (WebDAV class 1 and 2, tus)")
         context.output.line("  url:   \(server.baseURL)/dav/")
         context.output.line(token == nil ? "  auth:  none (--no-auth)" : "  token: as given")
         for line in tls?.startLines ?? [] { context.output.line(line) }

@@ -27,9 +27,9 @@ public enum ServeCommand: Command {
         PATH) are cached in <store>/.skylift-thumbs, at most --thumbnail-cache bytes (default
         512M), and made --thumbnail-jobs at a time (default: the number of cores, 2 to 8).
         With --store s3://bucket/prefix/ the files of that S3 store (as `skylift scrub` reads
-        one) are served instead: GET and HEAD with ranges, PROPFIND, PUT, DELETE, MKCOL, COPY
-        and MOVE under /dav/, and tus uploads whose state is in the bucket (any instance on
-        the bucket continues any upload); PROPPATCH, locks and the web app answer 501. It needs
+        one) are served instead: WebDAV class 1 and 2 under /dav/, locks and properties kept
+        in the bucket, and tus uploads whose state is in the bucket (any instance on the
+        bucket continues any upload); the web app and share links answer 501. It needs
         --token-file, --token, $SKYLIFT_TOKEN or --no-auth, and --tls-cert/--tls-key for TLS.
         """,
         options: Options.specs,

@@ -2,34 +2,31 @@ import Foundation
 import SkyliftCore
 import SkyliftHTTPServer
 
-/// The embedded cloud over a bucket: authenticates each request, confines its path, and answers `/dav/` (GET,
-/// HEAD, PROPFIND, PUT, DELETE, MKCOL, COPY, MOVE, OPTIONS) through the same ``RangedGet``, ``PropertyListing``
-/// and ``StoreWrites`` the folder store uses, over a ``BucketBackend``, and tus uploads (POST to a folder, then
+/// The embedded cloud over a bucket: authenticates each request, confines its path, and answers `/dav/` through the
+/// same ``RangedGet`` (GET, HEAD) and ``WebDAV`` (PROPFIND, PROPPATCH, PUT, DELETE, MKCOL, COPY, MOVE, LOCK,
+/// UNLOCK) the folder store uses, over a ``BucketBackend``, and tus uploads (POST to a folder, then
 /// `/uploads/<id>`) through ``BucketTusUploads``. Every head runs on a work thread: each waits for the bucket.
 ///
-/// LOCK and UNLOCK keep their locks in the bucket (``BucketLocks``), so a lock holds on every instance. What a
-/// bucket does not offer yet (PROPPATCH, the web app, share links) is answered 501, naming the method and the
-/// store, so a client fails clearly instead of half-working.
+/// Locks live in the bucket (``BucketLocks``) and dead properties in each object's metadata, so both hold on every
+/// instance. What a bucket does not offer yet (the web app, share links, views) is answered 501, naming the store,
+/// so a client fails clearly instead of half-working.
 final class BucketRouter: HTTPHandler {
     let auth: Auth
     let backend: BucketBackend
     let get: RangedGet
-    let listing: PropertyListing
-    let writes: StoreWrites
+    let webdav: WebDAV
     let tus: BucketTusUploads
     private let resolver = PathResolver(rootPath: "")
 
     /// What OPTIONS says this server allows on `/dav/`.
-    static let allowedMethods = ["OPTIONS", "GET", "HEAD", "PROPFIND", "PUT", "DELETE", "MKCOL", "COPY", "MOVE", "LOCK", "UNLOCK",
-                                 "POST", "PATCH"]
+    static let allowedMethods = WebDAV.allowedMethods + ["PATCH"]
 
     init(backend: BucketBackend, token: String?, maxUploadSize: Int64, tusExpiry: TimeInterval) {
         auth = Auth(token: token)
         self.backend = backend
         get = RangedGet(backend: backend)
-        let locks = LockTable(keeper: BucketLocks(backend: backend))
-        listing = PropertyListing(backend: backend, locks: locks)
-        writes = StoreWrites(backend: backend, locks: locks, resolver: resolver, maxUploadSize: maxUploadSize)
+        webdav = WebDAV(backend: backend, locks: LockTable(keeper: BucketLocks(backend: backend)), resolver: resolver,
+                        maxUploadSize: maxUploadSize)
         tus = BucketTusUploads(backend: backend, resolver: resolver, expiry: tusExpiry, maxSize: maxUploadSize)
     }
 
@@ -55,28 +52,8 @@ final class BucketRouter: HTTPHandler {
             // The query is not echoed: it is the client's text.
             guard request.query == nil else { return .respond(unavailable("a view (a GET with a query)")) }
             return .respond(StorageRouter.confined(get.respond(request, path: target)))
-        case "PROPFIND":
-            if let length = request.contentLength, length > Int64(WebDAV.propfindBodyLimit) {
-                return .respond(BodyCollector.tooLarge(WebDAV.propfindBodyLimit, kind: "XML"))
-            }
-            return .receive(BodyCollector(limit: WebDAV.propfindBodyLimit, kind: "XML") { body in
-                self.listing.propfind(request, target: target, body: body)
-            })
-        case "PUT": return writes.put(request, target: target)
-        case "DELETE": return .respond(writes.delete(request, target: target))
-        case "MKCOL": return .respond(writes.mkcol(request, target: target))
-        case "COPY", "MOVE": return .respond(writes.copyOrMove(request, source: target))
         case "POST": return tus.create(request, folder: target)
-        case "LOCK":
-            if let length = request.contentLength, length > Int64(WebDAV.lockBodyLimit) {
-                return .respond(BodyCollector.tooLarge(WebDAV.lockBodyLimit, kind: "XML"))
-            }
-            return .receive(BodyCollector(limit: WebDAV.lockBodyLimit, kind: "XML") { body in
-                self.writes.lock(request, target: target, body: body)
-            })
-        case "UNLOCK": return .respond(writes.unlock(request, target: target))
-        default:
-            return .respond(unavailable(request.method))
+        default: return webdav.handle(request, target: target)
         }
     }
 

@@ -9,8 +9,9 @@ public struct StorageConfiguration: Sendable {
     /// The directory served at `/dav/`. It must exist, unless ``bucket`` is set.
     public var root: URL
     /// A bucket to serve at `/dav/` instead of ``root`` (which is then not used). Over a bucket the server
-    /// answers GET and HEAD with ranges, PROPFIND, PUT, DELETE, MKCOL, COPY, MOVE and OPTIONS through the same code
-    /// as over a folder, and tus uploads whose state is in the bucket; PROPPATCH, locks and the web app answer 501.
+    /// answers GET and HEAD with ranges and WebDAV (class 1 and 2) through the same code
+    /// as over a folder, with locks and dead properties, and tus uploads, all kept in the bucket; the web app and
+    /// share links answer 501.
     public var bucket: S3Store?
     /// The token every request must carry (Bearer, or Basic with the token as password); nil disables auth.
     public var token: String?

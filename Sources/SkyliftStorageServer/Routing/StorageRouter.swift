@@ -21,7 +21,7 @@ final class StorageRouter: HTTPHandler {
         self.auth = auth
         tus = TusUploads(store: store, expiry: configuration.tusExpiry, maxSize: configuration.maxUploadSize)
         let backend = FolderBackend(rootPath: store.rootPath, digests: store.digests, properties: DeadProperties(), space: store.space)
-        webdav = WebDAV(store: store, backend: backend, maxUploadSize: configuration.maxUploadSize, locks: LockTable())
+        webdav = WebDAV(backend: backend, locks: LockTable(), resolver: store.resolver, maxUploadSize: configuration.maxUploadSize)
         get = RangedGet(backend: backend)
         web = try Self.makeWebApp(store: store, auth: auth, secure: configuration.tls != nil)
         media = MediaViews(maker: Self.makeThumbnailer(configuration, store), digests: store.digests)

@@ -3,22 +3,19 @@ import SkyliftHTTPServer
 import SkyliftCore
 import SkyliftSystem
 
-/// WebDAV class 1 and 2 (RFC 4918) over the folder store. PUT, DELETE, MKCOL, COPY, MOVE (``StoreWrites``) and
-/// PROPFIND (``PropertyListing``) go through the store interface, shared with a bucket; PROPPATCH and locking work
-/// on the folder, in their own files.
+/// WebDAV class 1 and 2 (RFC 4918) over either store, through the store interface: PROPFIND
+/// (``PropertyListing``), PUT, DELETE, MKCOL, COPY, MOVE, PROPPATCH, LOCK and UNLOCK (``StoreWrites``, which also
+/// checks the `If` header and locks for every change). GET and HEAD are ``RangedGet``, POST tus.
 final class WebDAV: Sendable {
-    let locks: LockTable
-    let properties: DeadProperties
-    /// PROPFIND, through the store interface.
+    /// PROPFIND.
     let listing: PropertyListing
-    /// PUT, DELETE, MKCOL, COPY, MOVE and the lock checks, through the store interface.
+    /// Every method that changes something, and the lock checks.
     let writes: StoreWrites
 
-    init(store: Store, backend: FolderBackend, maxUploadSize: Int64, locks: LockTable) {
-        properties = backend.properties
-        self.locks = locks
+    /// WebDAV over `backend`, its locks kept in `locks` (in memory for a folder, in the bucket for a bucket).
+    init(backend: any StoreBackend, locks: LockTable, resolver: PathResolver, maxUploadSize: Int64) {
         listing = PropertyListing(backend: backend, locks: locks)
-        writes = StoreWrites(backend: backend, locks: locks, resolver: store.resolver, maxUploadSize: maxUploadSize)
+        writes = StoreWrites(backend: backend, locks: locks, resolver: resolver, maxUploadSize: maxUploadSize)
     }
 
     func handle(_ request: HTTPRequest, target: StoragePath) -> HTTPHeadDecision {
@@ -27,7 +24,7 @@ final class WebDAV: Sendable {
         case "DELETE": return .respond(writes.delete(request, target: target))
         case "MKCOL": return .respond(writes.mkcol(request, target: target))
         case "PROPFIND": return withBody(request, limit: Self.propfindBodyLimit) { self.listing.propfind(request, target: target, body: $0) }
-        case "PROPPATCH": return withBody(request, limit: Self.proppatchBodyLimit) { self.proppatch(request, target: target, body: $0) }
+        case "PROPPATCH": return withBody(request, limit: Self.proppatchBodyLimit) { self.writes.proppatch(request, target: target, body: $0) }
         case "COPY", "MOVE": return .respond(writes.copyOrMove(request, source: target))
         case "LOCK": return withBody(request, limit: Self.lockBodyLimit) { self.writes.lock(request, target: target, body: $0) }
         case "UNLOCK": return .respond(writes.unlock(request, target: target))
@@ -52,12 +49,4 @@ final class WebDAV: Sendable {
         return .receive(BodyCollector(limit: limit, kind: "XML", answer: answer))
     }
 
-    // MARK: Lock and If-header checks
-
-    typealias Change = StoreWrites.Change
-
-    /// 412 when the `If` header does not hold, 423 when a lock on a changed path was not submitted; nil to go on.
-    func checkLocks(_ request: HTTPRequest, target: StoragePath, changes: [Change]) -> HTTPResponse? {
-        writes.checkLocks(request, target: target, changes: changes)
-    }
 }

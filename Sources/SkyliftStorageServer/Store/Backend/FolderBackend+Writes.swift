@@ -37,6 +37,14 @@ extension FolderBackend {
         if let parent = path.parent { Directory.sync(parent.filePath) }
     }
 
+    func updateProperties(_ path: StoragePath, _ change: (inout [DeadProperties.Entry]) -> Bool) throws(StoreFailure) {
+        do { try properties.update(path, change) } catch let e as FileSystemError where e.cannotHoldProperties {
+            throw StoreFailure(status: 507, message: "the file system cannot hold more properties of \(path.relative)")
+        } catch {
+            throw StoreFailure(status: 500, message: "cannot store properties of \(path.relative)")
+        }
+    }
+
     func createEmpty(_ path: StoragePath) throws(StoreFailure) {
         do { try FileSystem.open(path.filePath, .writeOnly, [.create, .exclusive]).close() } catch {
             if let e = error as? FileSystemError, e.isNoSpace { throw StoreFailure(status: 507, message: "insufficient storage for \(path.relative)") }

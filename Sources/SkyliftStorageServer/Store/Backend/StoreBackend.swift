@@ -32,6 +32,10 @@ protocol StoreBackend: Sendable {
     func remove(_ path: StoragePath) throws(StoreFailure)
     /// Makes the folder `path`, whose parent exists.
     func makeFolder(_ path: StoragePath) throws(StoreFailure)
+    /// Changes the dead properties of the file or folder at `path`: `change` gets the stored set and returns false
+    /// to keep it as it was. It may run more than once (a bucket reads again when the object changed meanwhile).
+    /// 507 when the store cannot hold the new set.
+    func updateProperties(_ path: StoragePath, _ change: (inout [DeadProperties.Entry]) -> Bool) throws(StoreFailure)
     /// Makes an empty file at `path`, where nothing is and whose parent exists (a LOCK on an unmapped URL).
     func createEmpty(_ path: StoragePath) throws(StoreFailure)
     /// Copies, or with `move` moves, the file or folder `source` to `destination` (a folder without its members

@@ -40,6 +40,26 @@ extension BucketBackend {
         _ = try wait("create", path) { try await store.makeFolder(key) }
     }
 
+    /// Reads the set from the object's metadata, changes it, and writes it back over the object read; read again
+    /// when the object was written meanwhile, a few times.
+    func updateProperties(_ path: StoragePath, _ change: (inout [DeadProperties.Entry]) -> Bool) throws(StoreFailure) {
+        let key = Self.key(path), store = store
+        for _ in 0 ..< 4 {
+            guard let record = try wait("read properties of", path, { try await store.propertyRecord(key, forChange: true) }) else {
+                throw StoreFailure(status: 404, message: "not found: \(path.relative)")
+            }
+            var entries = record.bytes.map(DeadProperties.decode) ?? []
+            guard change(&entries) else { return }
+            let encoded = entries.isEmpty ? nil : (try? JSONEncoder().encode(entries)).map(Array.init)
+            do {
+                if try wait("store properties of", path, { try await store.replaceProperties(record, with: encoded) }) { return }
+            } catch where error.status == 502 && encoded.map({ $0.count > S3Store.maxPropertyBytes }) == true {
+                throw StoreFailure(status: 507, message: "the properties of \(path.relative) take more than a bucket keeps")
+            }
+        }
+        throw StoreFailure(status: 503, message: "\(path.relative) kept changing while its properties were stored; try again")
+    }
+
     func createEmpty(_ path: StoragePath) throws(StoreFailure) {
         let key = Self.key(path), store = store
         _ = try wait("create", path) { try await store.write(key, body: AsyncStream<[UInt8]> { $0.finish() }) }

@@ -54,7 +54,7 @@ struct BucketBackend: StoreBackend {
         }.sorted { $0.path.name < $1.path.name }
     }
 
-    func propertyReader(for target: StoragePath, members: Bool) -> any DeadPropertyReader { NoDeadProperties() }
+    func propertyReader(for target: StoragePath, members: Bool) -> any DeadPropertyReader { BucketProperties(backend: self) }
 
     func digestRecord(_ path: StoragePath, _ item: StoredItem) -> DigestRecord? { Self.record(item) }
 
@@ -88,8 +88,16 @@ struct BucketBackend: StoreBackend {
     }
 }
 
-/// A bucket keeps no dead properties yet: PROPFIND lists none, PROPPATCH is not offered.
-private struct NoDeadProperties: DeadPropertyReader {
-    func properties(of path: StoragePath) -> [DeadProperties.Entry] { [] }
+/// The dead properties of a bucket's files and folders, read from each object's metadata (one HEAD each, made only
+/// when a PROPFIND asks for dead properties). One the bucket cannot give is listed without them.
+private struct BucketProperties: DeadPropertyReader {
+    let backend: BucketBackend
+
+    func properties(of path: StoragePath) -> [DeadProperties.Entry] {
+        let key = BucketBackend.key(path), store = backend.store
+        let record = try? backend.wait("read properties of", path) { try await store.propertyRecord(key, forChange: false) }
+        return record?.bytes.map(DeadProperties.decode) ?? []
+    }
+
     func close() {}
 }

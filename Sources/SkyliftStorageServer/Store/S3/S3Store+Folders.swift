@@ -14,15 +14,20 @@ extension S3Store {
             guard entry.kind == .folder else { throw S3StoreError(operation: "makeFolder", path: path, reason: .conflict) }
             return .alreadyExists
         }
+        return try await writeMarker(path, operation: "makeFolder") ? .created : .alreadyExists
+    }
+
+    /// Writes the marker of folder `path` unless one is there (`If-None-Match: *`); true when this call wrote it.
+    func writeMarker(_ path: String, operation: String) async throws -> Bool {
         let empty: [UInt8] = []
         do {
             try await client.putObject(bucket: bucket, key: folderKey(path), body: .bytes(empty), sha256: Digest.hash(.sha256, empty),
                                        contentType: "application/x-directory", metadata: [:], condition: .absent)
-            return .created
+            return true
         } catch let error as S3Error where Self.isConditionFailure(error) {
-            return .alreadyExists
+            return false
         } catch {
-            throw S3StoreError.wrapping(error, operation: "makeFolder", path: path)
+            throw S3StoreError.wrapping(error, operation: operation, path: path)
         }
     }
 

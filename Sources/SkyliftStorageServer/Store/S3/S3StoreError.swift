@@ -20,6 +20,8 @@ public struct S3StoreError: Error, Sendable, Equatable, CustomStringConvertible 
         case wrongOffset(current: Int64)
         /// A resumable write would be longer, or was finished shorter, than the length it was begun with.
         case lengthMismatch(expected: Int64, actual: Int64)
+        /// What was to be stored (`size` bytes) is more than the store keeps there (`limit`).
+        case tooLarge(Int, limit: Int)
         /// The service refused with this S3 error code and message.
         case service(code: String, message: String)
         /// The connection failed or timed out.
@@ -56,6 +58,7 @@ public struct S3StoreError: Error, Sendable, Equatable, CustomStringConvertible 
         case let .digestMismatch(expected, actual): why = "SHA-256 is \(actual), expected \(expected); nothing stored"
         case let .wrongOffset(current): why = "the write stands at byte \(current)"
         case let .lengthMismatch(expected, actual): why = "\(actual) bytes, but the write was begun for \(expected)"
+        case let .tooLarge(size, limit): why = "\(size) bytes, more than the \(limit) kept"
         case let .service(code, message): why = "S3 \(code)" + (message.isEmpty ? "" : ": \(message)")
         case let .transport(text): why = text
         case let .invalidResponse(text): why = "unusable answer: \(text)"

@@ -2,12 +2,18 @@ import Foundation
 import SkyliftHTTPServer
 import SkyliftCore
 
-/// PROPPATCH (RFC 4918 §9.2); PROPFIND is ``PropertyListing``, which reads through the store interface.
-extension WebDAV {
+/// PROPPATCH (RFC 4918 §9.2) over either store: the instructions and answers here, the stored set in the
+/// ``StoreBackend`` (extended attributes of a folder store, object metadata in a bucket). PROPFIND is
+/// ``PropertyListing``.
+extension StoreWrites {
     func proppatch(_ request: HTTPRequest, target: StoragePath, body: [UInt8]) -> HTTPResponse {
         let root: XMLTree
         do { root = try DAVXML.parse(body, root: "propertyupdate", method: "PROPPATCH") } catch { return error.response }
-        guard FileSystem.stat(target.filePath) != nil else { return .text(404, "not found: \(target.relative)") }
+        let item: StoredItem
+        do {
+            guard let found = try backend.item(target) else { return .text(404, "not found: \(target.relative)") }
+            item = found
+        } catch { return error.response }
         if let refusal = checkLocks(request, target: target, changes: [Change(path: target)]) { return refusal }
         // Parse every instruction first: a malformed body changes nothing.
         var instructions: [(set: Bool, element: XMLTree)] = []
@@ -29,7 +35,8 @@ extension WebDAV {
         }
         var status = 200
         do {
-            try properties.update(target) { entries in
+            try backend.updateProperties(target) { entries in
+                status = 200
                 guard protected.isEmpty else { return false }
                 for (isSet, element) in instructions {
                     let name = DAVXML.name(of: element)
@@ -43,9 +50,9 @@ extension WebDAV {
                 }
                 return true
             }
-        } catch let e as FileSystemError where e.cannotHoldProperties {
+        } catch where error.status == 507 {
             status = 507
-        } catch { return .text(500, "cannot store properties of \(target.relative)") }
+        } catch { return error.response }
         // All or nothing: a protected property fails the whole update (403 for it, 424 for the rest).
         var stats: [XMLTree] = []
         if !protected.isEmpty {
@@ -54,7 +61,7 @@ extension WebDAV {
         } else if !touched.isEmpty {
             stats.append(PropertyListing.propstat(touched.map(DAVXML.empty), status))
         }
-        let response = DAVXML.dav("response", [DAVXML.dav("href", text: target.href(collection: FileSystem.stat(target.filePath)?.isDirectory == true))] + stats)
+        let response = DAVXML.dav("response", [DAVXML.dav("href", text: target.href(collection: item.isFolder))] + stats)
         return DAVXML.response(207, DAVXML.dav("multistatus", [response]))
     }
 }
