@@ -27,19 +27,23 @@ public enum ShareCheck: Equatable {
 /// server secret over id, expiry and path) means neither can be changed. The registry maps ids to paths, so a
 /// link can be listed, and revoked by deleting its id.
 public struct Shares: Sendable {
-    private let state: WebState
+    private let state: any WebStateStore
     private let secret: [UInt8]
 
-    public init(state: WebState, secret: [UInt8]) {
+    public init(state: any WebStateStore, secret: [UInt8]) {
         self.state = state
         self.secret = secret
     }
 
     /// Every share, expired ones included, oldest first.
     public func list() throws -> [Share] {
-        guard let text = try state.read("shares.json"), !text.isEmpty else { return [] }
+        try Self.parse(try state.read("shares.json"), at: state.location)
+    }
+
+    private static func parse(_ text: String?, at location: String) throws -> [Share] {
+        guard let text, !text.isEmpty else { return [] }
         guard let shares = try? JSONDecoder().decode([Share].self, from: Data(text.utf8)) else {
-            throw WebStateError(operation: "parse", path: state.directory + "/shares.json", errno: .invalidArgument)
+            throw WebStateError(operation: "parse", path: location + "/shares.json", errno: .invalidArgument)
         }
         return shares
     }
@@ -84,13 +88,13 @@ public struct Shares: Sendable {
     }
 
     private func update(_ change: (inout [Share]) -> Void) throws {
-        try state.locked("shares.lock") {
-            var shares = try list()
+        try state.update("shares.json") { text in
+            var shares = try Self.parse(text, at: state.location)
             change(&shares)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             let data = (try? encoder.encode(shares)) ?? Data("[]".utf8)
-            try state.replace("shares.json", with: String(decoding: data, as: UTF8.self) + "\n")
+            return String(decoding: data, as: UTF8.self) + "\n"
         }
     }
 

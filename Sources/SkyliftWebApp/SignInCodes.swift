@@ -15,9 +15,9 @@ public struct SignInCodes: Sendable {
     /// A code is 16 random bytes in hex.
     static let length = 32
 
-    private let state: WebState
+    private let state: any WebStateStore
 
-    public init(state: WebState) { self.state = state }
+    public init(state: any WebStateStore) { self.state = state }
 
     /// Records a new code and returns it.
     public func create(now: Date = Date()) throws -> String {
@@ -39,6 +39,7 @@ public struct SignInCodes: Sendable {
         let wanted = Array(Self.digest(code.lowercased()).utf8)
         var found = false
         _ = try? update(now: now) { codes in
+            found = false // the change may run again on a newer list
             guard let i = codes.firstIndex(where: { Signature.equal(Array($0.digest.utf8), wanted) }) else { return false }
             codes.remove(at: i)
             found = true
@@ -51,16 +52,16 @@ public struct SignInCodes: Sendable {
 
     /// Reads the unexpired codes, lets `change` edit them, and writes them back when it says so.
     private func update(now: Date, _ change: (inout [(digest: String, expires: Int64)]) -> Bool) throws {
-        try state.locked("signin-codes.lock") {
+        try state.update("signin-codes") { text in
             var codes: [(digest: String, expires: Int64)] = []
-            for line in (try state.read("signin-codes") ?? "").split(separator: "\n") {
+            for line in (text ?? "").split(separator: "\n") {
                 let parts = line.split(separator: " ")
                 guard parts.count == 2, parts[0].utf8.count == 64, let expires = Int64(parts[1]),
                       Double(expires) > now.timeIntervalSince1970 else { continue }
                 codes.append((String(parts[0]), expires))
             }
-            guard change(&codes) else { return }
-            try state.replace("signin-codes", with: codes.map { "\($0.digest) \($0.expires)\n" }.joined())
+            guard change(&codes) else { return nil }
+            return codes.map { "\($0.digest) \($0.expires)\n" }.joined()
         }
     }
 }

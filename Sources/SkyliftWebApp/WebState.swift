@@ -26,12 +26,15 @@ public struct WebStateError: Error, CustomStringConvertible {
 
 /// The web app's private folder inside the store (`.skylift-webapp`, a name requests can never reach): the
 /// server secret that signs session cookies and share links, the session list and the share registry.
-/// Everything in it is created 0600 (the folder 0700) and replaced atomically.
-public struct WebState: Sendable {
+/// Everything in it is created 0600 (the folder 0700) and replaced atomically; a change holds an exclusive
+/// `flock` on `<name>.lock`, so processes sharing the folder never interleave theirs.
+public struct WebState: WebStateStore {
     /// Name of the folder inside the store root; the `.skylift-` prefix hides it from every request.
     public static let folderName = ".skylift-webapp"
 
     public let directory: String
+
+    public var location: String { directory }
 
     /// Opens (creating if needed) the state folder of the store at `root`, which must exist.
     public init(root: String) throws {
@@ -42,30 +45,6 @@ public struct WebState: Sendable {
         } catch let error as FileError {
             throw WebStateError(error, operation: "create")
         }
-    }
-
-    /// The 32-byte server secret, made once from the system's random source and kept in `secret` (0600).
-    /// Deleting the file revokes every session and share link.
-    public func secret() throws -> [UInt8] {
-        if let existing = try storedSecret() { return existing }
-        var bytes = [UInt8](repeating: 0, count: 32)
-        var generator = SystemRandomNumberGenerator()
-        for i in bytes.indices { bytes[i] = generator.next() }
-        let path = directory + "/secret"
-        do {
-            // Created whole or not at all: when two processes start at once, the second one reads the first one's secret.
-            if try AtomicFile.createNew(path, with: Array((bytes.hexString + "\n").utf8)) { return bytes }
-        } catch {
-            throw WebStateError(error, operation: "create")
-        }
-        guard let existing = try storedSecret() else { throw WebStateError(operation: "read", path: path, errno: .invalidArgument) }
-        return existing
-    }
-
-    private func storedSecret() throws -> [UInt8]? {
-        guard let text = try read("secret"), let bytes = Hex.bytes(text.trimmingCharacters(in: .whitespacesAndNewlines)),
-              bytes.count == 32 else { return nil }
-        return bytes
     }
 
     /// The contents of the state file `name`; nil when it does not exist. Links are not followed.
@@ -97,6 +76,19 @@ public struct WebState: Sendable {
     public func replace(_ name: String, with text: String) throws {
         do { try AtomicFile.replace(directory + "/" + name, with: Array(text.utf8)) } catch {
             throw WebStateError(error, operation: "write")
+        }
+    }
+
+    public func update(_ name: String, _ change: (String?) throws -> String?) throws {
+        try locked(name + ".lock") {
+            if let text = try change(try read(name)) { try replace(name, with: text) }
+        }
+    }
+
+    public func createOnce(_ name: String, _ text: String) throws -> Bool {
+        // Created whole or not at all: when two processes start at once, the second one reads the first one's.
+        do { return try AtomicFile.createNew(directory + "/" + name, with: Array(text.utf8)) } catch {
+            throw WebStateError(error, operation: "create")
         }
     }
 

@@ -99,9 +99,10 @@ func runSkylift(_ arguments: [String], environment: [String: String] = [:]) asyn
         PATH) are cached in <store>/.skylift-thumbs, at most --thumbnail-cache bytes (default
         512M), and made --thumbnail-jobs at a time (default: the number of cores, 2 to 8).
         With --store s3://bucket/prefix/ the files of that S3 store (as `skylift scrub` reads
-        one) are served instead: WebDAV class 1 and 2 under /dav/, locks and properties kept
-        in the bucket, and tus uploads whose state is in the bucket (any instance on the
-        bucket continues any upload); the web app and share links answer 501. It needs
+        one) are served instead: WebDAV class 1 and 2 under /dav/, tus uploads, the web app
+        and share links, with locks, properties, upload state, sessions and links kept in
+        the bucket, so any instance on it answers alike (zip, search, the timeline and
+        thumbnails answer 501 there for now). It needs
         --token-file, --token, $SKYLIFT_TOKEN or --no-auth, and --tls-cert/--tls-key for TLS.
 
         options:

@@ -18,9 +18,10 @@ import TestProbes
         let serve = try ServeProcess(["--store", "s3://\(bucket)/cloud/", "--s3-addressing", "path", "--listen", "127.0.0.1:0",
                                       "--token", token, "--quiet"], environment: s3.environment(home: home))
         defer { _ = serve.terminate() }
-        let printed = serve.lines(3)
-        #expect(printed.first == "skylift: serving s3://\(bucket)/cloud/ (WebDAV class 1 and 2, tus)", "\(printed)")
+        let printed = serve.lines(4)
+        #expect(printed.first == "skylift: serving s3://\(bucket)/cloud/ (WebDAV class 1 and 2, tus, web app)", "\(printed)")
         #expect(!printed.joined().contains(token))
+        #expect(printed.contains { $0.hasPrefix("  open:  http://") && $0.contains("/signin?code=") }, "\(printed)")
         let url = try #require(printed.first { $0.hasPrefix("  url:   ") }.map { String($0.dropFirst(9)) })
         let got = try runForOutput(try TestPrograms.path("curl"), ["-s", "-H", "Authorization: Bearer \(token)", url + "films/clip.mp4"])
         #expect(got.status == 0 && got.out == "a short clip", "\(printed) \(got)")

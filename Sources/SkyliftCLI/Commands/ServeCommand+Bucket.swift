@@ -34,9 +34,12 @@ extension ServeCommand {
         configuration.bucket = store
         configuration.tls = tls?.identity
         let server = try start(configuration, listen: listen)
-        context.output.line("skylift: serving \(store.location) (WebDAV class 1 and 2, tus)")
+        let signIn: String?
+        do { signIn = try server.signInLink() } catch { throw CommandFailure("cannot make a sign-in link: \(error)") }
+        context.output.line("skylift: serving \(store.location) (WebDAV class 1 and 2, tus, web app)")
         context.output.line("  url:   \(server.baseURL)/dav/")
         context.output.line(token == nil ? "  auth:  none (--no-auth)" : "  token: as given")
+        context.output.line("  open:  \(signIn ?? server.baseURL + "/")")
         for line in tls?.startLines ?? [] { context.output.line(line) }
         if !listen.isLoopback && tls == nil {
             context.errors.line("skylift serve: warning: listening on \(listen) without TLS: the token crosses the network in clear")

@@ -36,11 +36,24 @@ enum FolderViews {
 
     private static func list(_ folder: FileTree.Entry, _ path: StoragePath, _ scope: ShareScope?) -> HTTPResponse {
         let members = FileTree.members(of: folder, at: path).filter { scope?.contains($0.path) ?? true }
-        let items = members.map { child, stat in
+        return listing(path, members.map { child, stat in
             Item(name: child.name, dir: stat.isDirectory, size: stat.isDirectory ? 0 : stat.size,
                  mtime: stat.mtime.seconds,
                  type: stat.isDirectory ? "folder" : MediaType.forPath(child.name))
-        }
+        })
+    }
+
+    /// `?list` of a folder of any store, from its members as the store listed them.
+    static func list(_ path: StoragePath, members: [StoredMember]) -> HTTPResponse {
+        listing(path, members.map { member in
+            let item = member.item
+            return Item(name: member.path.name, dir: item.isFolder, size: item.isFolder ? 0 : item.size,
+                        mtime: Int64(item.lastModified?.timeIntervalSince1970 ?? 0),
+                        type: item.isFolder ? "folder" : MediaType.forPath(member.path.name))
+        })
+    }
+
+    private static func listing(_ path: StoragePath, _ items: [Item]) -> HTTPResponse {
         guard let json = try? JSONEncoder().encode(Listing(path: path.relative, entries: items)) else {
             return .text(500, "cannot encode listing of \(path.relative)")
         }

@@ -10,8 +10,8 @@ public struct StorageConfiguration: Sendable {
     public var root: URL
     /// A bucket to serve at `/dav/` instead of ``root`` (which is then not used). Over a bucket the server
     /// answers GET and HEAD with ranges and WebDAV (class 1 and 2) through the same code
-    /// as over a folder, with locks and dead properties, and tus uploads, all kept in the bucket; the web app and
-    /// share links answer 501.
+    /// as over a folder, with locks and dead properties, tus uploads and the web app with share links, their state
+    /// all kept in the bucket; zip, search, the timeline and thumbnails answer 501.
     public var bucket: S3Store?
     /// The token every request must carry (Bearer, or Basic with the token as password); nil disables auth.
     public var token: String?
@@ -63,11 +63,14 @@ public enum StorageServerError: Error, CustomStringConvertible, Equatable {
     case rootNotADirectory(path: String)
     /// The hidden state directory under the root could not be created.
     case cannotCreateState(path: String, errno: Errno)
+    /// The web app's state in a bucket could not be read or made.
+    case stateUnavailable(location: String, reason: String)
 
     public var description: String {
         switch self {
         case let .rootNotADirectory(path): "storage root is not a directory: \(path)"
         case let .cannotCreateState(path, code): "cannot create \(path): \(code)"
+        case let .stateUnavailable(_, reason): reason
         }
     }
 }

@@ -11,12 +11,19 @@ extension StorageRouter {
 
     static func makeWebApp(store: Store, auth: Auth, secure: Bool) throws -> WebApp {
         let state: WebState
-        let secret: [UInt8]
-        do {
-            state = try WebState(root: store.rootPath)
-            secret = try state.secret()
-        } catch let e as WebStateError {
+        do { state = try WebState(root: store.rootPath) } catch let e as WebStateError {
             throw StorageServerError.cannotCreateState(path: e.path, errno: e.errno)
+        }
+        return try makeWebApp(state: state, auth: auth, secure: secure)
+    }
+
+    /// The web app with its state in `state` (a folder's, or a bucket's that every instance shares).
+    static func makeWebApp(state: any WebStateStore, auth: Auth, secure: Bool) throws -> WebApp {
+        let secret: [UInt8]
+        do { secret = try state.secret() } catch let e as WebStateError {
+            throw StorageServerError.cannotCreateState(path: e.path, errno: e.errno)
+        } catch {
+            throw StorageServerError.stateUnavailable(location: state.location, reason: "\(error)")
         }
         let shares = Shares(state: state, secret: secret)
         guard auth.isEnabled else { return WebApp(sessions: nil, shares: shares, checkToken: nil) }
@@ -26,8 +33,10 @@ extension StorageRouter {
 
     /// True when the request rides on a live session cookie and is one the app makes; a request that
     /// changes something must also come from a page of this server (see ``CrossSite``).
-    func cookieAllows(_ request: HTTPRequest) -> Bool {
-        guard Self.cookieMethods.contains(request.method), web.hasSession(request.headers) else { return false }
+    func cookieAllows(_ request: HTTPRequest) -> Bool { Self.cookieAllows(request, web: web) }
+
+    static func cookieAllows(_ request: HTTPRequest, web: WebApp) -> Bool {
+        guard cookieMethods.contains(request.method), web.hasSession(request.headers) else { return false }
         let path = request.path
         guard path == "/dav" || path.hasPrefix("/dav/") || path.hasPrefix("/uploads/") || path.hasPrefix("/api/") else {
             return false

@@ -13,6 +13,7 @@ final class StorageRouter: HTTPHandler {
     let web: WebApp
     let get: RangedGet
     let media: MediaViews
+    let links: ShareLinks
 
     init(configuration: StorageConfiguration, store: Store) throws {
         self.configuration = configuration
@@ -25,6 +26,10 @@ final class StorageRouter: HTTPHandler {
         get = RangedGet(backend: backend)
         web = try Self.makeWebApp(store: store, auth: auth, secure: configuration.tls != nil)
         media = MediaViews(maker: Self.makeThumbnailer(configuration, store), digests: store.digests)
+        links = ShareLinks(web: web, store: ShareLinks.Store(
+            resolve: { store.resolver.resolve(rawPath: $0) },
+            path: { store.path($0) },
+            isFile: { FileTree.entry($0).map { !$0.stat.isDirectory } }))
     }
 
     func head(_ request: HTTPRequest) -> HTTPHeadDecision {
@@ -54,8 +59,8 @@ final class StorageRouter: HTTPHandler {
         if let refusal = authenticate(request) { return .respond(refusal) }
         let path = request.path
         if path == "/uploads" || path.hasPrefix("/uploads/") { return tus.handle(request) }
-        if path == "/api/share" { return shareRequest(request) }
-        if path == "/api/shares" || path.hasPrefix("/api/shares/") { return .respond(sharesRequest(request)) }
+        if path == "/api/share" { return links.create(request) }
+        if path == "/api/shares" || path.hasPrefix("/api/shares/") { return .respond(links.registry(request)) }
         if request.method == "OPTIONS" && (path == "*" || path == "/") { return .respond(options()) }
         let target: StoragePath
         // A plain GET or HEAD reaches its path only through FileTree.entry, which applies the link rule itself.

@@ -13,6 +13,8 @@ public final class StorageServer: Sendable {
     private let router: StorageRouter?
     /// The bucket served, if any.
     private let bucket: S3Store?
+    /// The web app, over either store.
+    private let web: WebApp
 
     /// Prepares a server for `configuration.root` (or its bucket) on `host:port` (port 0 picks a free one).
     /// Throws ``StorageServerError`` when the root is unusable.
@@ -21,13 +23,15 @@ public final class StorageServer: Sendable {
         bucket = configuration.bucket
         if let bucket = configuration.bucket {
             router = nil
-            top = BucketRouter(backend: BucketBackend(store: bucket), token: configuration.token,
-                               maxUploadSize: configuration.maxUploadSize, tusExpiry: configuration.tusExpiry)
+            let router = try BucketRouter(backend: BucketBackend(store: bucket), configuration: configuration)
+            web = router.web
+            top = router
         } else {
             let store = try Store(root: configuration.root, digestAlgorithms: configuration.digests,
                                   spaceReserve: configuration.spaceReserve)
             let router = try StorageRouter(configuration: configuration, store: store)
             self.router = router
+            web = router.web
             top = router
         }
         let routed: any HTTPHandler = configuration.effectiveHostPolicy.map { HostFilter(policy: $0, next: top) } ?? top
@@ -72,14 +76,14 @@ public final class StorageServer: Sendable {
     }
 
     /// A one-time sign-in link for a browser (`<baseURL>/signin?code=…`, valid once, for ten minutes); nil when
-    /// the server runs without auth or over a bucket (no web app yet). Throws ``StorageServerError`` when the code
-    /// cannot be recorded.
+    /// the server runs without auth. Throws ``StorageServerError`` when the code cannot be recorded.
     public func signInLink() throws -> String? {
-        guard let router else { return nil }
         do {
-            return try router.web.signInLink().map { baseURL + "/" + $0 }
+            return try web.signInLink().map { baseURL + "/" + $0 }
         } catch let e as WebStateError {
             throw StorageServerError.cannotCreateState(path: e.path, errno: e.errno)
+        } catch {
+            throw StorageServerError.stateUnavailable(location: "the web app's state", reason: "\(error)")
         }
     }
 

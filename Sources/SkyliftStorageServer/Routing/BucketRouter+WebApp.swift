@@ -1,0 +1,54 @@
+import Foundation
+import SkyliftHTTPServer
+import SkyliftWebApp
+
+/// The web app's reads over a bucket: `?list` of a folder, and read-only share links at `/s/<link>/…` (the shared
+/// file, or the shared folder's browse page, `?list` and files with ranges). What a bucket does not offer yet
+/// (zip, search, timeline, thumbnails) is 501 naming the store.
+extension BucketRouter {
+    /// The answer to a GET or HEAD with a query; nil for a plain one.
+    func view(_ request: HTTPRequest, _ target: StoragePath) -> HTTPResponse? {
+        guard let query = request.query else { return nil }
+        // The query is not echoed: it is the client's text.
+        guard query == "list" else { return unavailable("this view (a GET with a query)") }
+        do {
+            guard let item = try backend.item(target) else { return .text(404, "not found: \(target.relative)") }
+            guard item.isFolder else { return .text(400, "not a folder: \(target.relative)") }
+            return FolderViews.list(target, members: try backend.members(of: target))
+        } catch { return error.response }
+    }
+
+    func shared(_ request: HTTPRequest) -> HTTPResponse {
+        let (share, token, below): (Share, String, String)
+        switch links.open(request) {
+        case let .value(opened): (share, token, below) = opened
+        case let .refused(response): return response
+        }
+        let top = StoragePath(segments: share.path, rootPath: "")
+        let item: StoredItem
+        do {
+            guard let found = try backend.item(top) else { return .text(404, "the shared item is gone") }
+            item = found
+        } catch { return error.response }
+        if !item.isFolder {
+            guard ShareLinks.namesFile(below, top) else { return .text(404, "not found") }
+            return StorageRouter.confined(get.respond(request, path: top))
+        }
+        if below.isEmpty { return WebAppRedirect.to("\(token)/") }
+        let target: StoragePath
+        switch resolver.resolve(rawPath: top.href(collection: true) + below.dropFirst(), walking: false) {
+        case let .success(p): target = p
+        case let .failure(refusal): return .text(refusal.status, refusal.message)
+        }
+        // A bucket has no links: a path stays inside the share exactly when it is below it.
+        guard target.isWithin(top) else { return .text(404, "not found") }
+        if let view = view(request, target) { return StorageRouter.confined(view) }
+        if below.hasSuffix("/"), (try? backend.item(target))??.isFolder == true {
+            let depth = target.segments.count - top.segments.count
+            let name = top.name.isEmpty ? "Shared" : top.name
+            return web.appPage(root: String(repeating: "../", count: depth + 2), mode: "share", base: "./",
+                               title: name + " · Skylift", shared: name)
+        }
+        return StorageRouter.confined(get.respond(request, path: target))
+    }
+}

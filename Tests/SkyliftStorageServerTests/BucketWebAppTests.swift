@@ -1,0 +1,96 @@
+import Foundation
+import SkyliftCore
+@testable import SkyliftStorageServer
+import Testing
+import TestPrograms
+import TestProbes
+
+/// The web app over a bucket: its secret, sessions and share links live in the bucket, so a browser signed in
+/// through one instance is signed in on another, a share link made on one opens on another, and a sign-out or a
+/// revocation on one holds on the other.
+@Suite(.serialized, .timeLimit(.minutes(3))) struct BucketWebAppTests {
+    /// The `Cookie` header value of a session started with the token on `server`.
+    static func signIn(_ server: StorageServer) throws -> String {
+        let answer = try Curl.run([server.baseURL + "/?token=\(ServerFixture.token)"], authenticated: false)
+        let setCookie = try #require(answer.header("Set-Cookie"), "no cookie: \(answer.status) \(answer.text)")
+        return String(setCookie.prefix { $0 != ";" })
+    }
+
+    static func withCookie(_ cookie: String, _ args: [String]) throws -> CurlResult {
+        try Curl.run(["-H", "Cookie: \(cookie)", "-H", "Sec-Fetch-Site: same-origin"] + args, authenticated: false)
+    }
+
+    @Test(arguments: S3Peer.allCases) func sessionsAndShareLinksHoldOnEveryInstance(peer: S3Peer) async throws {
+        let store = try await StoreBucket.make(peer)
+        let first = try BucketTusTests.serve(store), second = try BucketTusTests.serve(store)
+        defer { first.stop(); second.stop() }
+        let clip = randomBytes(50_000)
+        try await store.write("films/clip.mp4", body: AsyncStream { $0.yield(clip); $0.finish() })
+        try await store.write("films/more/b.txt", body: AsyncStream { $0.yield(Array("b".utf8)); $0.finish() })
+
+        // The front page asks for the token; with it, a session.
+        let front = try Curl.run([first.baseURL + "/"], authenticated: false)
+        #expect(front.status == 200 && front.text.contains("token"), "\(front.status)")
+        let cookie = try Self.signIn(first)
+        let page = try Self.withCookie(cookie, [second.baseURL + "/"])
+        #expect(page.text.contains("app.js"), "\(cookie) \(page.status) \(page.text.prefix(300))")
+        let same = try Self.withCookie(cookie, [first.baseURL + "/dav/films/?list"])
+        #expect(same.status == 200, "\(same.status) \(same.text)")
+        let listed = try Self.withCookie(cookie, [second.baseURL + "/dav/films/?list"])
+        #expect(listed.status == 200 && listed.text.contains("clip.mp4") && listed.text.contains("\"dir\":true"), "\(listed.text)")
+        #expect(try Self.withCookie(cookie, [second.baseURL + "/dav/films/clip.mp4"]).body == clip)
+        #expect(try Curl.run([second.baseURL + "/dav/films/?list"], authenticated: false).status == 401)
+        #expect(try Self.withCookie(cookie, [second.baseURL + "/dav/films/?zip"]).status == 501)
+
+        // A link made on one instance opens on the other, a file by its name and a folder's members.
+        let asked = try Self.withCookie(cookie, ["-X", "POST", "--data-binary", #"{"path": "/films/clip.mp4", "expires": "1h"}"#,
+                                                  first.baseURL + "/api/share"])
+        #expect(asked.status == 201, "\(asked.text)")
+        let made = try #require(try JSONSerialization.jsonObject(with: Data(asked.body)) as? [String: Any])
+        let link = try #require(made["link"] as? String)
+        #expect(link.hasSuffix("/clip.mp4"))
+        #expect(try Curl.run([second.baseURL + "/" + link], authenticated: false).body == clip)
+        let ranged = try Curl.run(["-r", "10-19", second.baseURL + "/" + link], authenticated: false)
+        #expect(ranged.status == 206 && ranged.body == Array(clip[10 ..< 20]))
+        let folder = try Self.withCookie(cookie, ["-X", "POST", "--data-binary", #"{"path": "/films/more", "expires": "1h"}"#,
+                                                   second.baseURL + "/api/share"])
+        let folderLink = try #require((try JSONSerialization.jsonObject(with: Data(folder.body)) as? [String: Any])?["link"] as? String)
+        #expect(try Curl.run([first.baseURL + "/" + folderLink + "b.txt"], authenticated: false).text == "b")
+        #expect(try Curl.run([first.baseURL + "/" + folderLink + "?list"], authenticated: false).text.contains("b.txt"))
+        #expect(try Curl.run([first.baseURL + "/" + folderLink + "../clip.mp4"], authenticated: false).status != 200)
+
+        // Revoked on one, refused on the other; the registry is the same on both.
+        let id = try #require(made["id"] as? String)
+        let registry = try Self.withCookie(cookie, [second.baseURL + "/api/shares"])
+        #expect(registry.text.contains(id), "\(registry.text)")
+        #expect(try Self.withCookie(cookie, ["-X", "DELETE", second.baseURL + "/api/shares/\(id)"]).status == 204)
+        #expect(try Curl.run([first.baseURL + "/" + link], authenticated: false).status == 403)
+
+        // Signed out on one instance: the cookie is refused on the other too (it reads the sessions again within
+        // a few seconds; a cookie it has not seen, at once).
+        #expect(try Self.withCookie(cookie, ["-X", "POST", first.baseURL + "/signout"]).status == 303)
+        var refused = false
+        for _ in 0 ..< 80 where !refused {
+            refused = try Self.withCookie(cookie, [second.baseURL + "/dav/films/?list"]).status == 401
+            if !refused { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(refused, "the session signed out on one instance still works on the other")
+        // A sign-in link made by one instance (as `serve` prints) is good once, on any.
+        let signInLink = try #require(try first.signInLink())
+        let code = String(signInLink.dropFirst(first.baseURL.count))
+        #expect(try Curl.run([second.baseURL + code], authenticated: false).header("Set-Cookie") != nil)
+        #expect(try Curl.run([first.baseURL + code], authenticated: false).header("Set-Cookie") == nil)
+    }
+
+    /// Wrong tokens over a bucket are throttled as over a folder: past a few, 429 with Retry-After.
+    @Test func wrongTokensAreThrottled() async throws {
+        let store = try await StoreBucket.make(.moto)
+        let server = try BucketTusTests.serve(store)
+        defer { server.stop() }
+        var statuses: [Int] = []
+        for _ in 0 ..< 12 {
+            statuses.append(try Curl.run(["-H", "Authorization: Bearer wrong", server.baseURL + "/dav/"], authenticated: false).status)
+        }
+        #expect(statuses.contains(429), "\(statuses)")
+    }
+}
