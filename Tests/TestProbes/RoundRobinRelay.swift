@@ -18,6 +18,8 @@ public final class RoundRobinRelay: Sendable {
         var sent: [Int64]
         var connections: [Int]
         var open: [Int32] = []
+        /// Directions still running, per client socket.
+        var running: [Int32: Int] = [:]
     }
     private let state: Mutex<State>
 
@@ -90,14 +92,15 @@ public final class RoundRobinRelay: Sendable {
             state.withLock {
                 $0.open += [client, server]
                 $0.connections[index] += 1
+                $0.running[client] = 2
             }
-            Thread.detachNewThread { [self] in pump(from: client, to: server, upstream: index) }
-            Thread.detachNewThread { [self] in pump(from: server, to: client, upstream: nil) }
+            Thread.detachNewThread { [self] in pump(from: client, to: server, upstream: index, client: client) }
+            Thread.detachNewThread { [self] in pump(from: server, to: client, upstream: nil, client: client) }
         }
     }
 
     /// Copies one direction until it ends; `upstream` is set for requests (client to server), which are counted.
-    private func pump(from: Int32, to: Int32, upstream: Int?) {
+    private func pump(from: Int32, to: Int32, upstream: Int?, client: Int32) {
         var buffer = [UInt8](repeating: 0, count: 64 << 10)
         while true {
             let n = buffer.withUnsafeMutableBytes { recv(from, $0.baseAddress, $0.count, 0) }
@@ -119,9 +122,24 @@ public final class RoundRobinRelay: Sendable {
             shutdown(to, Int32(SHUT_WR))
             shutdown(from, Int32(SHUT_RD))
         } else {
-            // The server ended (or was killed): the client hears of it as a cut connection, as behind a balancer.
+            // The server ended (or was killed): the client hears of it as a reset, as from a balancer that closes
+            // the connection, even while it is sending a body and not reading.
+            var reset = linger(l_onoff: 1, l_linger: 0)
+            setsockopt(to, SOL_SOCKET, SO_LINGER, &reset, socklen_t(MemoryLayout<linger>.size))
             shutdown(to, Int32(SHUT_RDWR))
             shutdown(from, Int32(SHUT_RDWR))
+        }
+        // The second direction to end closes both sockets.
+        let last = state.withLock { s -> Bool in
+            s.running[client, default: 1] -= 1
+            guard s.running[client] == 0 else { return false }
+            s.running[client] = nil
+            s.open.removeAll { $0 == from || $0 == to }
+            return true
+        }
+        if last {
+            close(from)
+            close(to)
         }
     }
 }
