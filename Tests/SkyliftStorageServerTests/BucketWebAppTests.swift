@@ -16,6 +16,20 @@ import TestProbes
         return String(setCookie.prefix { $0 != ";" })
     }
 
+    /// The members of zip archive `body` and their bytes in hex, as Python's zipfile reads them (CRCs checked).
+    static func members(_ body: [UInt8]) throws -> [String: String] {
+        let file = try tempFile(body)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let check = "import sys, zipfile, json\nz = zipfile.ZipFile(sys.argv[1])\nassert z.testzip() is None\n"
+            + "print(json.dumps({i.filename: z.read(i).hex() for i in z.infolist()}))"
+        let r = try runTool(TestPrograms.path("python3"), ["-c", check, file.path])
+        guard r.status == 0, let map = try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: String] else {
+            Issue.record("not a zip: \(r.out)")
+            return [:]
+        }
+        return map
+    }
+
     static func withCookie(_ cookie: String, _ args: [String]) throws -> CurlResult {
         try Curl.run(["-H", "Cookie: \(cookie)", "-H", "Sec-Fetch-Site: same-origin"] + args, authenticated: false)
     }
@@ -40,7 +54,13 @@ import TestProbes
         #expect(listed.status == 200 && listed.text.contains("clip.mp4") && listed.text.contains("\"dir\":true"), "\(listed.text)")
         #expect(try Self.withCookie(cookie, [second.baseURL + "/dav/films/clip.mp4"]).body == clip)
         #expect(try Curl.run([second.baseURL + "/dav/films/?list"], authenticated: false).status == 401)
-        #expect(try Self.withCookie(cookie, [second.baseURL + "/dav/films/?zip"]).status == 501)
+        #expect(try Self.withCookie(cookie, [second.baseURL + "/dav/films/?search=clip"]).status == 501)
+        let zipped = try Self.withCookie(cookie, [second.baseURL + "/dav/films/?zip"])
+        #expect(zipped.status == 200 && zipped.header("Content-Type") == "application/zip")
+        #expect(try Self.members(zipped.body) == ["clip.mp4": clip.hexString, "more/": "", "more/b.txt": "62"])
+        let picked = try Self.withCookie(cookie, [second.baseURL + "/dav/films/?zip&name=more"])
+        #expect(try Self.members(picked.body) == ["more/": "", "more/b.txt": "62"])
+        #expect(try Self.withCookie(cookie, [second.baseURL + "/dav/films/?zip&name=none"]).status == 404)
 
         // A link made on one instance opens on the other, a file by its name and a folder's members.
         let asked = try Self.withCookie(cookie, ["-X", "POST", "--data-binary", #"{"path": "/films/clip.mp4", "expires": "1h"}"#,
@@ -57,6 +77,7 @@ import TestProbes
         let folderLink = try #require((try JSONSerialization.jsonObject(with: Data(folder.body)) as? [String: Any])?["link"] as? String)
         #expect(try Curl.run([first.baseURL + "/" + folderLink + "b.txt"], authenticated: false).text == "b")
         #expect(try Curl.run([first.baseURL + "/" + folderLink + "?list"], authenticated: false).text.contains("b.txt"))
+        #expect(try Self.members(try Curl.run([first.baseURL + "/" + folderLink + "?zip"], authenticated: false).body) == ["b.txt": "62"])
         #expect(try Curl.run([first.baseURL + "/" + folderLink + "../clip.mp4"], authenticated: false).status != 200)
 
         // Revoked on one, refused on the other; the registry is the same on both.

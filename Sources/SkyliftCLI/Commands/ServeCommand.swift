@@ -29,7 +29,7 @@ public enum ServeCommand: Command {
         With --store s3://bucket/prefix/ the files of that S3 store (as `skylift scrub` reads
         one) are served instead: WebDAV class 1 and 2 under /dav/, tus uploads, the web app
         and share links, with locks, properties, upload state, sessions and links kept in
-        the bucket, so any instance on it answers alike (zip, search, the timeline and
+        the bucket, so any instance on it answers alike (search, the timeline and
         thumbnails answer 501 there for now). It needs
         --token-file, --token, $SKYLIFT_TOKEN or --no-auth, and --tls-cert/--tls-key for TLS.
         """,

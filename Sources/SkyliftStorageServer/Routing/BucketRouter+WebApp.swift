@@ -2,20 +2,32 @@ import Foundation
 import SkyliftHTTPServer
 import SkyliftWebApp
 
-/// The web app's reads over a bucket: `?list` of a folder, and read-only share links at `/s/<link>/…` (the shared
-/// file, or the shared folder's browse page, `?list` and files with ranges). What a bucket does not offer yet
-/// (zip, search, timeline, thumbnails) is 501 naming the store.
+/// The web app's reads over a bucket: `?list` and `?zip` of a folder, and read-only share links at `/s/<link>/…`
+/// (the shared file, or the shared folder's browse page, `?list`, `?zip` and files with ranges). What a bucket does
+/// not offer yet (search, timeline, thumbnails) is 501 naming the store.
 extension BucketRouter {
     /// The answer to a GET or HEAD with a query; nil for a plain one.
     func view(_ request: HTTPRequest, _ target: StoragePath) -> HTTPResponse? {
         guard let query = request.query else { return nil }
         // The query is not echoed: it is the client's text.
-        guard query == "list" else { return unavailable("this view (a GET with a query)") }
+        guard query == "list" || ZipSelection.isZip(query) else { return unavailable("this view (a GET with a query)") }
         do {
             guard let item = try backend.item(target) else { return .text(404, "not found: \(target.relative)") }
             guard item.isFolder else { return .text(400, "not a folder: \(target.relative)") }
-            return FolderViews.list(target, members: try backend.members(of: target))
+            if query == "list" { return FolderViews.list(target, members: try backend.members(of: target)) }
         } catch { return error.response }
+        switch ZipSelection.parse(query: query) {
+        case let .failure(refusal): return .text(400, refusal.message)
+        case let .success(selection):
+            // A missing member is named now, while the answer can still say so; the archive is streamed later.
+            for name in selection.names {
+                let member = target.appending(name)
+                guard !name.hasPrefix(PathResolver.hiddenPrefix), case .some(.some) = try? backend.item(member) else {
+                    return .text(404, "not found: \(member.relative)")
+                }
+            }
+            return FolderViews.zipResponse(target, BucketZipWalk(backend, target, only: selection.names))
+        }
     }
 
     func shared(_ request: HTTPRequest) -> HTTPResponse {

@@ -11,8 +11,8 @@ import SkyliftWebApp
 /// for the bucket.
 ///
 /// Locks, dead properties, upload state and the web app's state (secret, sessions, share links) all live in the
-/// bucket, so any instance serving it answers any request alike. What a bucket does not offer yet (zip,
-/// search, timeline, thumbnails) is answered 501, naming the store, so a client fails clearly.
+/// bucket, so any instance serving it answers any request alike. What a bucket does not offer yet (search,
+/// timeline, thumbnails) is answered 501, naming the store, so a client fails clearly.
 final class BucketRouter: HTTPHandler {
     let auth: Auth
     let backend: BucketBackend

@@ -72,6 +72,12 @@ enum FolderViews {
                 return .text(404, "not found: \(member.relative)")
             }
         }
+        return zipResponse(path, FolderWalk(path, only: selection.names, scope: scope))
+    }
+
+    /// The archive of the folder `path`, its members from `source`, streamed as it is built (named after the
+    /// folder, `files.zip` for the root).
+    static func zipResponse(_ path: StoragePath, _ source: any ZipEntrySource) -> HTTPResponse {
         let name = (path.isRoot ? "files" : path.name) + ".zip"
         var h = HTTPHeaders()
         h.add("Content-Type", "application/zip")
@@ -79,7 +85,7 @@ enum FolderViews {
         let ascii = String(name.unicodeScalars.map { $0.isASCII && $0 != "\"" && $0 != "\\" && $0.value >= 32 ? Character($0) : "_" })
         let encoded = name.addingPercentEncoding(withAllowedCharacters: .hrefSegment) ?? ascii
         h.add("Content-Disposition", "attachment; filename=\"\(ascii)\"; filename*=UTF-8''\(encoded)")
-        return HTTPResponse(status: 200, headers: h, body: .stream(length: nil, producer: ZipStream(source: FolderWalk(path, only: selection.names, scope: scope))))
+        return HTTPResponse(status: 200, headers: h, body: .stream(length: nil, producer: ZipStream(source: source)))
     }
 }
 
