@@ -114,4 +114,36 @@ import TestProbes
         }
         #expect(statuses.contains(429), "\(statuses)")
     }
+
+    /// Thumbnails of a bucket's images, made once (the image read into an unlinked file, gone after) and kept in the
+    /// instance's cache folder; 304 for a current copy; videos 501.
+    @Test func imagesGetThumbnailsFromALocalCache() async throws {
+        let store = try await StoreBucket.make(.rgw)
+        let scratch = try TempFolder("bucket-thumbs")
+        let still = scratch.url.appendingPathComponent("wide.jpg")
+        try TestMedia.still(still, width: 600, height: 300)
+        let bytes = [UInt8](try Data(contentsOf: still))
+        try await store.write("photos/wide.jpg", body: AsyncStream { $0.yield(bytes); $0.finish() })
+        try await store.write("photos/clip.mp4", body: AsyncStream { $0.yield([1, 2, 3]); $0.finish() })
+        var configuration = StorageConfiguration(root: URL(fileURLWithPath: "/nonexistent"), token: ServerFixture.token)
+        configuration.bucket = store
+        configuration.thumbnailFolder = scratch.url.appendingPathComponent("thumbs")
+        let server = try StorageServer(configuration: configuration)
+        try server.start()
+        defer { server.stop() }
+
+        let made = try Curl.run([server.baseURL + "/dav/photos/wide.jpg?thumb=256"])
+        #expect(made.status == 200 && made.header("Content-Type") == "image/jpeg", "\(made.status) \(made.text.prefix(200))")
+        let size = try #require(TestMedia.jpegSize(made.body))
+        #expect(size.width == 256 && size.height == 128, "\(size)")
+        let etag = try #require(made.header("ETag"))
+        #expect(try Curl.run(["-H", "If-None-Match: \(etag)", server.baseURL + "/dav/photos/wide.jpg?thumb=256"]).status == 304)
+        // The download is gone; the thumbnail stays in the cache.
+        let left = try FileManager.default.contentsOfDirectory(atPath: scratch.url.appendingPathComponent("thumbs").path)
+        #expect(!left.contains { $0.hasPrefix(".download-") }, "\(left)")
+        #expect(try Curl.run([server.baseURL + "/dav/photos/wide.jpg?thumb=256"]).body == made.body)
+        #expect(try Curl.run([server.baseURL + "/dav/photos/clip.mp4?thumb=256"]).status == 501)
+        #expect(try Curl.run([server.baseURL + "/dav/photos/missing.jpg?thumb=256"]).status == 404)
+        #expect(try Curl.run([server.baseURL + "/dav/photos/wide.jpg?thumb=100"]).status == 400)
+    }
 }

@@ -1,4 +1,6 @@
 import Foundation
+import SkyliftCore
+import SkyliftHashing
 import SkyliftStorageServer
 import SkyliftSystem
 
@@ -33,6 +35,8 @@ extension ServeCommand {
         var configuration = try storageConfiguration(options, root: unused, token: token, listen: listen, context: context)
         configuration.bucket = store
         configuration.tls = tls?.identity
+        options.thumbnails(into: &configuration)
+        configuration.thumbnailFolder = thumbnailFolder(for: store.location, context.environment)
         let server = try start(configuration, listen: listen)
         let signIn: String?
         do { signIn = try server.signInLink() } catch { throw CommandFailure("cannot make a sign-in link: \(error)") }
@@ -45,5 +49,17 @@ extension ServeCommand {
             context.errors.line("skylift serve: warning: listening on \(listen) without TLS: the token crosses the network in clear")
         }
         return await serveUntilSignal(server, shutdown, context: context)
+    }
+
+    /// This machine's cache of a bucket's thumbnails: `$XDG_CACHE_HOME/skylift/thumbs/<id of the store>` (0700),
+    /// else under `~/.cache`. Nil when it cannot be made: thumbnails then answer 503, the rest is served.
+    static func thumbnailFolder(for location: String, _ environment: [String: String]) -> URL? {
+        let id = Digest.hash(.sha256, Array(location.utf8)).prefix(8).hexString
+        let folder = ProxyCommand.defaultCacheDirectory(environment).appendingPathComponent("thumbs/" + id)
+        do {
+            try FileManager.default.createDirectory(at: folder.deletingLastPathComponent(), withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        } catch { return nil }
+        return folder
     }
 }

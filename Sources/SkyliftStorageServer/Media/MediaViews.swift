@@ -91,13 +91,13 @@ struct MediaViews: Sendable {
     }
 
     /// The 304 for a client whose copy is current. Weak comparison, `*` matching any (RFC 9110 §13.1.2).
-    private static func notModified(_ request: HTTPRequest, etag: String) -> HTTPResponse? {
+    static func notModified(_ request: HTTPRequest, etag: String) -> HTTPResponse? {
         guard let match = request.headers["If-None-Match"],
               EntityTag.parseList(match)?.contains(where: { EntityTag.weakMatch($0, etag) }) ?? true else { return nil }
         return HTTPResponse(status: 304, headers: ["ETag": etag, "Cache-Control": cacheControl])
     }
 
-    private static func answer(_ thumb: Thumbnail, etag: String) -> HTTPResponse {
+    static func answer(_ thumb: Thumbnail, etag: String) -> HTTPResponse {
         HTTPResponse(status: 200, headers: ["Content-Type": "image/jpeg", "ETag": etag, "Cache-Control": cacheControl],
                      body: .bytes(thumb.jpeg))
     }

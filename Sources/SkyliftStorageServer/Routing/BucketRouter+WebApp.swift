@@ -2,13 +2,14 @@ import Foundation
 import SkyliftHTTPServer
 import SkyliftWebApp
 
-/// The web app's reads over a bucket: `?list` and `?zip` of a folder, and read-only share links at `/s/<link>/…`
-/// (the shared file, or the shared folder's browse page, `?list`, `?zip` and files with ranges). What a bucket does
-/// not offer yet (search, timeline, thumbnails) is 501 naming the store.
+/// The web app's reads over a bucket: `?list` and `?zip` of a folder, `?thumb=` of an image, and read-only share
+/// links at `/s/<link>/…` (the shared file, or the shared folder's browse page, `?list`, `?zip`, thumbnails and
+/// files with ranges). What a bucket does not offer yet (search, the timeline) is 501 naming the store.
 extension BucketRouter {
     /// The answer to a GET or HEAD with a query; nil for a plain one.
     func view(_ request: HTTPRequest, _ target: StoragePath) -> HTTPResponse? {
         guard let query = request.query else { return nil }
+        if let thumbnail = thumbnails.respond(request, path: target) { return thumbnail }
         // The query is not echoed: it is the client's text.
         guard query == "list" || ZipSelection.isZip(query) else { return unavailable("this view (a GET with a query)") }
         do {
@@ -44,7 +45,7 @@ extension BucketRouter {
         } catch { return error.response }
         if !item.isFolder {
             guard ShareLinks.namesFile(below, top) else { return .text(404, "not found") }
-            return StorageRouter.confined(get.respond(request, path: top))
+            return StorageRouter.confined(thumbnails.respond(request, path: top) ?? get.respond(request, path: top))
         }
         if below.isEmpty { return WebAppRedirect.to("\(token)/") }
         let target: StoragePath

@@ -11,8 +11,9 @@ import SkyliftWebApp
 /// for the bucket.
 ///
 /// Locks, dead properties, upload state and the web app's state (secret, sessions, share links) all live in the
-/// bucket, so any instance serving it answers any request alike. What a bucket does not offer yet (search,
-/// timeline, thumbnails) is answered 501, naming the store, so a client fails clearly.
+/// bucket, so any instance serving it answers any request alike; thumbnails of images are kept in this machine's
+/// cache (``BucketThumbnails``). What a bucket does not offer yet (search, the timeline, poster frames of videos)
+/// is answered 501, naming the store, so a client fails clearly.
 final class BucketRouter: HTTPHandler {
     let auth: Auth
     let backend: BucketBackend
@@ -21,6 +22,7 @@ final class BucketRouter: HTTPHandler {
     let tus: BucketTusUploads
     let web: WebApp
     let links: ShareLinks
+    let thumbnails: BucketThumbnails
     let resolver = PathResolver(rootPath: "")
 
     /// What OPTIONS says this server allows on `/dav/`.
@@ -35,6 +37,7 @@ final class BucketRouter: HTTPHandler {
         webdav = WebDAV(backend: backend, locks: LockTable(keeper: BucketLocks(backend: backend)), resolver: resolver,
                         maxUploadSize: configuration.maxUploadSize)
         tus = BucketTusUploads(backend: backend, resolver: resolver, expiry: configuration.tusExpiry, maxSize: configuration.maxUploadSize)
+        thumbnails = BucketThumbnails(backend: backend, configuration: configuration)
         let web = try StorageRouter.makeWebApp(state: BucketWebState(backend: backend), auth: auth, secure: configuration.tls != nil)
         self.web = web
         let resolver = resolver

@@ -11,7 +11,8 @@ public struct StorageConfiguration: Sendable {
     /// A bucket to serve at `/dav/` instead of ``root`` (which is then not used). Over a bucket the server
     /// answers GET and HEAD with ranges and WebDAV (class 1 and 2) through the same code
     /// as over a folder, with locks and dead properties, tus uploads and the web app with share links, their state
-    /// all kept in the bucket; search, the timeline and thumbnails answer 501.
+    /// all kept in the bucket, and thumbnails of images (in ``thumbnailFolder``); search, the timeline and poster
+    /// frames of videos answer 501.
     public var bucket: S3Store?
     /// The token every request must carry (Bearer, or Basic with the token as password); nil disables auth.
     public var token: String?
@@ -40,6 +41,9 @@ public struct StorageConfiguration: Sendable {
     public var thumbnailCacheBytes: Int64 = 512 << 20
     /// Thumbnails made at once (the `skylift-thumbs` threads); nil: the number of cores, 2 to 8.
     public var thumbnailThreads: Int?
+    /// Where thumbnails of a ``bucket``'s images are kept (this machine's cache; each instance has its own). Nil:
+    /// over a bucket, thumbnails answer 503. A folder store keeps them in its `.skylift-thumbs` folder.
+    public var thumbnailFolder: URL?
 
     /// The policy in force: ``allowedHosts``, or its default for the auth setting.
     public var effectiveHostPolicy: HostPolicy? { allowedHosts ?? (token == nil ? HostPolicy() : nil) }
