@@ -54,7 +54,16 @@ import TestProbes
         #expect(listed.status == 200 && listed.text.contains("clip.mp4") && listed.text.contains("\"dir\":true"), "\(listed.text)")
         #expect(try Self.withCookie(cookie, [second.baseURL + "/dav/films/clip.mp4"]).body == clip)
         #expect(try Curl.run([second.baseURL + "/dav/films/?list"], authenticated: false).status == 401)
-        #expect(try Self.withCookie(cookie, [second.baseURL + "/dav/films/?search=clip"]).status == 501)
+        #expect(try Self.withCookie(cookie, [second.baseURL + "/dav/films/?timeline"]).status == 501)
+        let found = try Self.withCookie(cookie, [second.baseURL + "/dav/?search=B"])
+        #expect(found.status == 200 && found.text.contains(#""path":"films/more/b.txt""#) && !found.text.contains("clip"), "\(found.text)")
+        // Paged: the first page's cursor leads on to the rest, nothing twice.
+        let firstPage = try Self.withCookie(cookie, [second.baseURL + "/dav/?search=.&limit=1"])
+        let parsed = try #require(try JSONSerialization.jsonObject(with: Data(firstPage.body)) as? [String: Any])
+        let cursor = try #require(parsed["next"] as? String, Comment(rawValue: firstPage.text))
+        let rest = try Self.withCookie(cookie, [second.baseURL + "/dav/?search=.&limit=10&after=\(cursor)"])
+        #expect(firstPage.text.contains("clip.mp4") && rest.text.contains("b.txt") && !rest.text.contains("clip.mp4"),
+                Comment(rawValue: firstPage.text + " then " + rest.text))
         let zipped = try Self.withCookie(cookie, [second.baseURL + "/dav/films/?zip"])
         #expect(zipped.status == 200 && zipped.header("Content-Type") == "application/zip")
         #expect(try Self.members(zipped.body) == ["clip.mp4": clip.hexString, "more/": "", "more/b.txt": "62"])

@@ -4,19 +4,25 @@ import SkyliftWebApp
 
 /// The web app's reads over a bucket: `?list` and `?zip` of a folder, `?thumb=` of an image, and read-only share
 /// links at `/s/<link>/…` (the shared file, or the shared folder's browse page, `?list`, `?zip`, thumbnails and
-/// files with ranges). What a bucket does not offer yet (search, the timeline) is 501 naming the store.
+/// files with ranges), and `?search=`. What a bucket does not offer yet (the timeline) is 501 naming the store.
 extension BucketRouter {
     /// The answer to a GET or HEAD with a query; nil for a plain one.
     func view(_ request: HTTPRequest, _ target: StoragePath) -> HTTPResponse? {
         guard let query = request.query else { return nil }
         if let thumbnail = thumbnails.respond(request, path: target) { return thumbnail }
         // The query is not echoed: it is the client's text.
-        guard query == "list" || ZipSelection.isZip(query) else { return unavailable("this view (a GET with a query)") }
+        let search = SearchQuery.asks(query)
+        guard query == "list" || ZipSelection.isZip(query) || search else { return unavailable("this view (a GET with a query)") }
         do {
             guard let item = try backend.item(target) else { return .text(404, "not found: \(target.relative)") }
             guard item.isFolder else { return .text(400, "not a folder: \(target.relative)") }
             if query == "list" { return FolderViews.list(target, members: try backend.members(of: target)) }
         } catch { return error.response }
+        if search {
+            // A bucket has no links: every folder below is entered; one the bucket cannot list now is skipped.
+            let backend = backend
+            return FolderSearch.respond(query, folder: target) { path, _ in try? backend.members(of: path) }
+        }
         switch ZipSelection.parse(query: query) {
         case let .failure(refusal): return .text(400, refusal.message)
         case let .success(selection):

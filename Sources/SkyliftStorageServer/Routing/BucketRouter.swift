@@ -12,8 +12,8 @@ import SkyliftWebApp
 ///
 /// Locks, dead properties, upload state and the web app's state (secret, sessions, share links) all live in the
 /// bucket, so any instance serving it answers any request alike; thumbnails of images are kept in this machine's
-/// cache (``BucketThumbnails``). What a bucket does not offer yet (search, the timeline, poster frames of videos)
-/// is answered 501, naming the store, so a client fails clearly.
+/// cache (``BucketThumbnails``). What a bucket does not offer yet (the timeline, poster frames of videos) is
+/// answered 501, naming the store, so a client fails clearly.
 final class BucketRouter: HTTPHandler {
     let auth: Auth
     let backend: BucketBackend
