@@ -203,6 +203,36 @@ import TestProbes
         #expect(try await s.store.stat("backup/deep/x-moved.bin")?.info.length == 1_500_000)
     }
 
+    /// A folder move another instance stopped halfway (its journal, half the copies) is finished by a server that is
+    /// running, without a restart, once the journal has gone unwritten for the idle time; a fresh journal (a move
+    /// still running elsewhere) is left alone until then.
+    @Test func aRunningServerFinishesAMoveAnotherInstanceLeft() async throws {
+        let store = try await StoreBucket.make(.rgw)
+        for name in ["1.jpg", "2.jpg", "day/3.mov"] {
+            try await store.write("trip/" + name, body: AsyncStream { $0.yield(Array(name.utf8)); $0.finish() })
+        }
+        var configuration = StorageConfiguration(root: URL(fileURLWithPath: "/nonexistent"), token: ServerFixture.token)
+        configuration.bucket = store
+        configuration.bucketRecoveryInterval = 0.3
+        configuration.bucketMoveIdle = 3
+        let server = try StorageServer(configuration: configuration)
+        try server.start()
+        defer { server.stop() }
+        let record = try await store.beginMove("trip", to: "sorted/trip")
+        #expect(try await store.copyRemaining(record, limit: 1) == 1)
+        try await Task.sleep(for: .seconds(1))
+        #expect(try await store.stat("trip/day/3.mov") != nil, "a journal written a second ago was taken over")
+        var done = false
+        for _ in 0 ..< 100 where !done {
+            try await Task.sleep(for: .milliseconds(200))
+            done = try await store.stat("trip") == nil
+        }
+        #expect(done, "the stopped move was not finished")
+        for name in ["1.jpg", "2.jpg", "day/3.mov"] {
+            #expect(try Curl.run([server.baseURL + "/dav/sorted/trip/" + name]).text == name)
+        }
+    }
+
     static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
         guard needle.count <= haystack.count else { return false }
         return (0 ... haystack.count - needle.count).contains { haystack[$0 ..< $0 + needle.count].elementsEqual(needle) }

@@ -41,6 +41,12 @@ public struct StorageConfiguration: Sendable {
     public var thumbnailCacheBytes: Int64 = 512 << 20
     /// Thumbnails made at once (the `skylift-thumbs` threads); nil: the number of cores, 2 to 8.
     public var thumbnailThreads: Int?
+    /// How often a server over a ``bucket`` looks for folder moves another instance left unfinished (and finishes
+    /// them), in seconds; moves whose journal has not been written for ``bucketMoveIdle`` are taken as stopped.
+    public var bucketRecoveryInterval: TimeInterval = 60
+    /// Seconds after which a folder move's journal that was not written again belongs to a stopped move (a running
+    /// one writes it every `S3Store.moveHeartbeat`).
+    public var bucketMoveIdle: TimeInterval = 120
     /// Where thumbnails of a ``bucket``'s images are kept (this machine's cache; each instance has its own). Nil:
     /// over a bucket, thumbnails answer 503. A folder store keeps them in its `.skylift-thumbs` folder.
     public var thumbnailFolder: URL?

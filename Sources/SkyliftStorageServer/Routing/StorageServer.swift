@@ -1,6 +1,7 @@
 import Foundation
 import SkyliftHTTPServer
 import SkyliftWebApp
+import Synchronization
 
 /// The embedded cloud: a directory served over WebDAV (`/dav/`), tus (`/uploads/`) and ranged GET; or the
 /// files of a bucket (``StorageConfiguration/bucket``), read through the same code.
@@ -15,12 +16,18 @@ public final class StorageServer: Sendable {
     private let bucket: S3Store?
     /// The web app, over either store.
     private let web: WebApp
+    /// Over a bucket: finishing stopped moves and sweeping abandoned writes, in the background while serving.
+    private let upkeep = Mutex<Task<Void, Never>?>(nil)
+    private let recoveryInterval: TimeInterval
+    private let moveIdle: TimeInterval
 
     /// Prepares a server for `configuration.root` (or its bucket) on `host:port` (port 0 picks a free one).
     /// Throws ``StorageServerError`` when the root is unusable.
     public init(configuration: StorageConfiguration, host: String = "127.0.0.1", port: UInt16 = 0) throws {
         let top: any HTTPHandler
         bucket = configuration.bucket
+        recoveryInterval = configuration.bucketRecoveryInterval
+        moveIdle = configuration.bucketMoveIdle
         if let bucket = configuration.bucket {
             router = nil
             let router = try BucketRouter(backend: BucketBackend(store: bucket), configuration: configuration)
@@ -43,7 +50,8 @@ public final class StorageServer: Sendable {
 
     /// Binds and starts serving; unfinished uploads found on disk become resumable again, and temp files a
     /// previous run left behind are removed in the background. Over a bucket, folder moves that any instance left
-    /// unfinished are finished, and writes abandoned for longer than ``bucketUploadAbandonment`` are aborted, in the
+    /// unfinished are finished (at start and every ``StorageConfiguration/bucketRecoveryInterval`` while serving),
+    /// and writes abandoned for longer than ``bucketUploadAbandonment`` are aborted (at start and hourly), in the
     /// background.
     public func start() throws {
         let started = Date()
@@ -51,22 +59,32 @@ public final class StorageServer: Sendable {
         router?.tus.sweepExpired()
         try http.start()
         if let router { StaleTempSweep(rootPath: router.store.rootPath, cutoff: started).runInBackground() }
-        if let bucket { Self.tidy(bucket) }
+        if let bucket { upkeep.withLock { $0 = Self.tidy(bucket, every: recoveryInterval, moveIdle: moveIdle) } }
     }
 
     /// A write to a bucket untouched this long is abandoned: a running one renews its record every five minutes.
     public static let bucketUploadAbandonment: Double = 3600
 
-    private static func tidy(_ store: S3Store) {
+    private static func tidy(_ store: S3Store, every interval: TimeInterval, moveIdle: TimeInterval) -> Task<Void, Never> {
         Task.detached {
-            // Best effort: a failure here leaves the journals and uploads for the next start or another instance.
-            _ = try? await store.recoverInterruptedMoves()
-            _ = try? await store.sweepAbandonedUploads(idleFor: bucketUploadAbandonment)
+            // Best effort: a failure here leaves the journals and uploads for the next round or another instance.
+            var swept = Date.distantPast
+            while !Task.isCancelled {
+                _ = try? await store.recoverInterruptedMoves(idleFor: moveIdle)
+                if Date().timeIntervalSince(swept) >= 3600 {
+                    _ = try? await store.sweepAbandonedUploads(idleFor: bucketUploadAbandonment)
+                    swept = Date()
+                }
+                try? await Task.sleep(for: .seconds(interval))
+            }
         }
     }
 
     /// Stops serving and waits for open connections to end. Unfinished uploads stay on disk.
-    public func stop() { http.stop() }
+    public func stop() {
+        upkeep.withLock { $0?.cancel() }
+        http.stop()
+    }
 
     /// The digests recorded for written files (sorted); empty when the store's file system keeps no
     /// extended attributes, so nothing can be recorded (see `DigestStore`). A bucket keeps SHA-256 in metadata.

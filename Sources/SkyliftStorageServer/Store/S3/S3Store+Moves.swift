@@ -48,12 +48,19 @@ extension S3Store {
         try await finishMove(record)
     }
 
-    /// Finishes every folder move whose journal is in the bucket (interrupted by a crash or a failure): copies the
-    /// sources not yet at the destination, deletes the sources, removes the journal. Returns how many it finished.
+    /// How often a folder move in its copying phase writes its journal again: a journal older than a few of these
+    /// belongs to a move that stopped (its instance crashed or was killed).
+    public static let moveHeartbeat: TimeInterval = 30
+
+    /// Finishes every folder move whose journal is in the bucket and was last written more than `idleFor` seconds
+    /// ago (interrupted by a crash or a failure: a running move writes its journal every ``moveHeartbeat`` while it
+    /// copies): copies the sources not yet at the destination, deletes the sources, removes the journal. Returns how
+    /// many it finished.
     @discardableResult
-    public func recoverInterruptedMoves() async throws -> Int {
+    public func recoverInterruptedMoves(idleFor: TimeInterval = 0, now: Date = Date()) async throws -> Int {
         var finished = 0
         for journal in try await keys(under: systemKey("moves/"), operation: "recover", path: "") {
+            if idleFor > 0, let written = journal.lastModified, written > now.addingTimeInterval(-idleFor) { continue }
             guard let object = try await systemObject(journal.key, operation: "recover") else { continue }
             guard let record = try? JSONDecoder().decode(S3MoveRecord.self, from: Data(object.bytes)) else {
                 throw S3StoreError(operation: "recover", path: path(ofKey: journal.key), reason: .invalidResponse("move journal does not parse"))
@@ -70,15 +77,20 @@ extension S3Store {
     /// Writes the journal of moving folder `from` to `to`.
     func beginMove(_ from: String, to: String) async throws -> S3MoveRecord {
         let record = S3MoveRecord(id: UUID().uuidString.lowercased(), from: from, to: to)
+        try await writeJournal(record, condition: .absent)
+        return record
+    }
+
+    /// Writes the journal of `record` (again, as a heartbeat, with `.always`).
+    private func writeJournal(_ record: S3MoveRecord, condition: S3WriteCondition) async throws {
         do {
             let bytes = Array(try JSONEncoder().encode(record))
             try await client.putObject(bucket: bucket, key: systemKey("moves/" + record.id), body: .bytes(bytes),
                                        sha256: Digest.hash(.sha256, bytes), contentType: "application/json", metadata: [:],
-                                       condition: .absent)
+                                       condition: condition)
         } catch {
-            throw S3StoreError.wrapping(error, operation: "move", path: from)
+            throw S3StoreError.wrapping(error, operation: "move", path: record.from)
         }
-        return record
     }
 
     /// Copies each source key of `record` whose destination key is missing or has another ETag, at most `limit`
@@ -88,11 +100,16 @@ extension S3Store {
         let present = try await keys(under: target, operation: "move", path: record.to)
         let etags = Dictionary(present.map { ($0.key, $0.etag) }, uniquingKeysWith: { first, _ in first })
         var copied = 0
+        var beat = Date()
         for object in try await keys(under: source, operation: "move", path: record.from) where copied < limit {
             let destination = Self.rebased(object.key, from: source, to: target)
             if etags[destination] == object.etag { continue }
             try await copyKey(object.key, to: destination, size: object.size, operation: "move", path: record.from)
             copied += 1
+            if Date().timeIntervalSince(beat) > Self.moveHeartbeat {
+                try await writeJournal(record, condition: .always)
+                beat = Date()
+            }
         }
         return copied
     }
