@@ -22,7 +22,7 @@ import TestProbes
         defer { try? FileManager.default.removeItem(at: file) }
         let check = "import sys, zipfile, json\nz = zipfile.ZipFile(sys.argv[1])\nassert z.testzip() is None\n"
             + "print(json.dumps({i.filename: z.read(i).hex() for i in z.infolist()}))"
-        let r = try runTool(TestPrograms.path("python3"), ["-c", check, file.path])
+        let r = try runTool(TestPrograms.python(), ["-c", check, file.path])
         guard r.status == 0, let map = try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: String] else {
             Issue.record("not a zip: \(r.out)")
             return [:]
