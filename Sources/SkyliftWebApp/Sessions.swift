@@ -7,7 +7,7 @@ import Synchronization
 /// secret, never the token itself. The ids are also kept in the state (`sessions`), so signing out (or deleting
 /// it) revokes a cookie even though its MAC still verifies, and every instance sharing the state (a bucket's)
 /// knows every session: the list is read again when a cookie names a session not in it, and at most
-/// ``freshness`` seconds after it was last read, so a sign-out on one instance holds on the others within that.
+/// five seconds (`freshness`) after it was last read, so a sign-out on one instance holds on the others within that.
 public final class Sessions: Sendable {
     /// How long a session lives after it was made.
     public static let lifetime: TimeInterval = 30 * 24 * 3600

@@ -62,5 +62,15 @@ import TestProbes
         let after = try Self.propfind(first, "/dav/moved/a.bin")
         #expect(!after.contains("seen twice") && after.contains(">5</"), "\(after)")
         #expect(try Self.proppatch(first, "/dav/nothing.bin", set: [("note", "x")]).status == 404)
+
+        // A file replaced by a PUT or a tus upload hands its properties on, as on a folder store.
+        #expect(try Curl.run(["-X", "PUT", "--data-binary", "new bytes", second.baseURL + "/dav/moved/a.bin"]).status == 204)
+        #expect(try Self.propfind(first, "/dav/moved/a.bin").contains(">5</"))
+        let meta = "filename " + Data("a.bin".utf8).base64EncodedString()
+        let tus = try Curl.run(["-X", "POST", "-H", "Tus-Resumable: 1.0.0", "-H", "Upload-Length: 3", "-H", "Upload-Metadata: \(meta)",
+                                "-H", "Content-Type: application/offset+octet-stream", "--data-binary", "abc", first.baseURL + "/dav/moved/"])
+        #expect(tus.status == 201, "\(tus.text)")
+        #expect(try Curl.run([second.baseURL + "/dav/moved/a.bin"]).text == "abc")
+        #expect(try Self.propfind(second, "/dav/moved/a.bin").contains(">5</"))
     }
 }

@@ -11,7 +11,7 @@ extension BucketBackend {
     func writer(_ path: StoragePath, existed: Bool, maxSize: Int64, expectedSHA256: [UInt8]?) throws(StoreFailure) -> any HTTPBodyReceiver {
         let store = store, key = Self.key(path)
         return BucketIntake(executor: executor, maxSize: maxSize, job: { body in
-            try await store.write(key, body: body, expectedSHA256: expectedSHA256)
+            try await store.write(key, body: body, expectedSHA256: expectedSHA256, keepingProperties: existed)
         }, respond: { outcome in
             switch outcome {
             case let .success(entry):

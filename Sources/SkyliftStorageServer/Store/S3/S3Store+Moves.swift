@@ -33,7 +33,7 @@ extension S3Store {
     ///
     /// A file is copied, then deleted: a crash leaves it at the source or at both places, never at neither. A
     /// folder's move is journaled first (`.skylift/moves/<id>`), so a crash at any point leaves a journal that
-    /// ``recoverInterruptedMoves()`` (on any instance) finishes: every source is at the destination before any
+    /// ``recoverInterruptedMoves(idleFor:now:)`` (on any instance) finishes: every source is at the destination before any
     /// source is deleted, and nothing stored is ever lost.
     public func move(_ from: String, to: String) async throws {
         let (from, to) = try Self.checkedPair(from, to, operation: "move")

@@ -71,4 +71,12 @@ extension S3Store {
             throw S3StoreError.wrapping(error, operation: "store properties of", path: path)
         }
     }
+
+    /// The properties of the file at `path` as the metadata to carry into the object that replaces it; none when
+    /// there is no file there, it has none, or the service does not say now (the new file then has none).
+    func carriedProperties(_ path: String) async -> [String: String] {
+        guard let head = try? await client.headObjectMetadata(bucket: bucket, key: key(path)),
+              let properties = head.metadata[Self.propertiesField] else { return [:] }
+        return [Self.propertiesField: properties]
+    }
 }

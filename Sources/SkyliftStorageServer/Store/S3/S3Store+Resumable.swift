@@ -168,8 +168,10 @@ extension S3Store {
             let sha256: [UInt8]
             if let running { sha256 = running.sha256 } else { sha256 = try await hashObject(upload.stagingKey) }
             try Self.check(sha256, expected: expectedSHA256, path: upload.path)
+            // A file the upload replaces hands its properties on, as on a folder store.
+            let kept = await carriedProperties(upload.path)
             let etag = try await client.copyObject(bucket: bucket, from: upload.stagingKey, to: key(upload.path), size: state.offset,
-                                                   metadata: [Self.sha256Field: sha256.hexString], contentType: type)
+                                                   metadata: kept.merging([Self.sha256Field: sha256.hexString]) { $1 }, contentType: type)
             await discard(upload)
             runningDigests.drop(id)
             return S3StoreEntry(path: upload.path, kind: .file, info: ContentInfo(length: state.offset, contentType: type, etag: etag),
@@ -185,8 +187,9 @@ extension S3Store {
     private func finishEmpty(_ upload: S3StoreUpload, expectedSHA256: [UInt8]?, contentType: String) async throws -> S3StoreEntry {
         let sha256 = Digest.hash(.sha256, [UInt8]())
         try Self.check(sha256, expected: expectedSHA256, path: upload.path)
+        let kept = await carriedProperties(upload.path)
         let etag = try await client.putObject(bucket: bucket, key: key(upload.path), body: .bytes([]), sha256: sha256, contentType: contentType,
-                                              metadata: [Self.sha256Field: sha256.hexString], condition: .always)
+                                              metadata: kept.merging([Self.sha256Field: sha256.hexString]) { $1 }, condition: .always)
         await discard(upload)
         runningDigests.drop(upload.id)
         return S3StoreEntry(path: upload.path, kind: .file, info: ContentInfo(length: 0, contentType: contentType, etag: etag), sha256: sha256)

@@ -5,7 +5,7 @@ import SkyliftS3
 
 /// An unfinished multipart write of an ``S3Store``, as its state object in the bucket records it
 /// (`<prefix>.skylift/uploads/<id>`): any instance finds it (``S3Store/pendingUploads()``) and can abort it
-/// (``S3Store/abort(_:)``). A resumable write (``S3Store/beginResumable(_:length:contentType:)``) can also be
+/// (``S3Store/abort(_:)``). A resumable write (``S3Store/beginResumable(_:length:contentType:metadata:)``) can also be
 /// continued and finished by any instance.
 public struct S3StoreUpload: Sendable, Hashable, Codable {
     /// The upload's own name, also the last component of its state object's and its staging object's keys.
@@ -69,10 +69,11 @@ extension S3Store {
     /// (``sha256Field``). When `expectedSHA256` is given and the bytes do not have it, nothing is stored and the
     /// old file stays (`digestMismatch`). A body up to ``partSize`` goes up in one PUT; a longer one as a multipart
     /// upload to a staging key whose state object (``S3StoreUpload``) is in the bucket, then copied into place on
-    /// the service. At most one part is held in memory.
+    /// the service. At most one part is held in memory. With `keepingProperties`, the properties of the file
+    /// replaced (``propertiesField``) are carried into the new one, as a folder store's PUT keeps them.
     @discardableResult
-    public func write<Body: AsyncSequence>(_ path: String, body: Body, expectedSHA256: [UInt8]? = nil,
-                                           contentType: String? = nil) async throws -> S3StoreEntry where Body.Element == [UInt8] {
+    public func write<Body: AsyncSequence>(_ path: String, body: Body, expectedSHA256: [UInt8]? = nil, contentType: String? = nil,
+                                           keepingProperties: Bool = false) async throws -> S3StoreEntry where Body.Element == [UInt8] {
         let path = try Self.checked(path, operation: "write")
         guard !path.isEmpty else { throw S3StoreError(operation: "write", path: path, reason: .invalidPath) }
         let type = contentType ?? MediaType.forPath(path)
@@ -80,13 +81,15 @@ extension S3Store {
         let first = try await reader.next(size: partSize)
         guard reader.finished else {
             // Handed over, not kept here too: each part is let go once sent, the first one included.
-            return try await writeParts(path, first: consume first, reader: &reader, expectedSHA256: expectedSHA256, contentType: type)
+            return try await writeParts(path, first: consume first, reader: &reader, expectedSHA256: expectedSHA256, contentType: type,
+                                        keepingProperties: keepingProperties)
         }
         let sha256 = Digest.hash(.sha256, first)
         try Self.check(sha256, expected: expectedSHA256, path: path)
         do {
+            let kept = keepingProperties ? await carriedProperties(path) : [:]
             let etag = try await client.putObject(bucket: bucket, key: key(path), body: .bytes(first), sha256: sha256, contentType: type,
-                                                  metadata: [Self.sha256Field: sha256.hexString], condition: .always)
+                                                  metadata: kept.merging([Self.sha256Field: sha256.hexString]) { $1 }, condition: .always)
             return S3StoreEntry(path: path, kind: .file, info: ContentInfo(length: Int64(first.count), contentType: type, etag: etag),
                                 sha256: sha256)
         } catch {
@@ -96,7 +99,7 @@ extension S3Store {
 
     /// The multipart path of ``write(_:body:expectedSHA256:contentType:)``: `first` is the first full part.
     private func writeParts<Iterator>(_ path: String, first: consuming [UInt8], reader: inout PartReader<Iterator>,
-                                      expectedSHA256: [UInt8]?, contentType: String) async throws -> S3StoreEntry {
+                                      expectedSHA256: [UInt8]?, contentType: String, keepingProperties: Bool) async throws -> S3StoreEntry {
         let upload = try await beginUpload(path, contentType: contentType)
         do {
             var digest = Digest(.sha256)
@@ -123,8 +126,10 @@ extension S3Store {
             let sha256 = digest.finalize()
             try Self.check(sha256, expected: expectedSHA256, path: path)
             try await client.completeMultipartUpload(bucket: bucket, key: upload.stagingKey, uploadId: upload.uploadId, parts: parts)
+            let kept = keepingProperties ? await carriedProperties(path) : [:]
             let etag = try await client.copyObject(bucket: bucket, from: upload.stagingKey, to: key(path), size: length,
-                                                   metadata: [Self.sha256Field: sha256.hexString], contentType: contentType)
+                                                   metadata: kept.merging([Self.sha256Field: sha256.hexString]) { $1 },
+                                                   contentType: contentType)
             await discard(upload)
             return S3StoreEntry(path: path, kind: .file, info: ContentInfo(length: length, contentType: contentType, etag: etag),
                                 sha256: sha256)
