@@ -29,6 +29,31 @@ import TestProbes
         #expect(try curlStatus([url + "films/clip.mp4"]) == "401")
     }
 
+    /// `skylift upload --parts 3` to a bucket's serve: three partial tus uploads at once, joined into the file.
+    @Test func anUploadInPartsIsJoinedInTheBucket() async throws {
+        let scratch = try TempFolder("serve-bucket-parts"), home = scratch.url
+        let s3 = try S3Endpoint.lenient.get()
+        let bucket = try await s3.makeBucket()
+        let token = "bucket-token-2"
+        let log = home.appendingPathComponent("access.log")
+        let serve = try ServeProcess(["--store", "s3://\(bucket)/cloud/", "--s3-addressing", "path", "--listen", "127.0.0.1:0",
+                                      "--token", token], environment: s3.environment(home: home), errors: log)
+        defer { _ = serve.terminate() }
+        let url = try #require(serve.lines(4).first { $0.hasPrefix("  url:   ") }.map { String($0.dropFirst(9)) })
+        let data = [UInt8](try #require(FileHandle(forReadingAtPath: "/dev/urandom")).readData(ofLength: 12 << 20))
+        let file = home.appendingPathComponent("three.bin")
+        try Data(data).write(to: file)
+        let upload = try TransferProcess(["upload", file.path, "--to", url + "in/", "--token", token, "--parts", "3",
+                                          "--state", home.appendingPathComponent("state").path, "--json"])
+        let (events, status) = upload.finish()
+        #expect(status == 0, "\(upload.errorText) \(events)")
+        let stored = try await s3.client().getObject(bucket: bucket, key: "cloud/in/three.bin").collect(upTo: 13 << 20)
+        #expect(stored == data, "\(stored.count) bytes stored")
+        // Three partial uploads and the final one that joined them.
+        let posts = try String(contentsOf: log, encoding: .utf8).split(separator: "\n").filter { $0.hasPrefix("POST /dav/in/ 201") }
+        #expect(posts.count == 4, "\(posts)")
+    }
+
     @Test func aBucketNeedsAGivenTokenAndItsOwnCertificate() throws {
         let scratch = try TempFolder("serve-bucket-bad"), home = scratch.url
         let s3 = try S3Endpoint.lenient.get()

@@ -87,7 +87,7 @@ import TestProbes
     }
 
     /// creation-with-upload, an empty upload, a deferred length, termination; and the refusals: what a bucket does
-    /// not offer (concatenation, block-checksum), a file in the folder's way, a name that is not a plain name.
+    /// not offer (block-checksum), a file in the folder's way, a name that is not a plain name.
     @Test(arguments: S3Peer.allCases) func theExtensionsABucketOffersWork(peer: S3Peer) async throws {
         let store = try await StoreBucket.make(peer, partSize: Self.partSize)
         let server = try Self.serve(store)
@@ -129,8 +129,6 @@ import TestProbes
         #expect(try await store.stat("gone.bin") == nil)
 
         let named = ["-H", "Upload-Length: 10", "-H", "Upload-Metadata: \(Self.metadata([("filename", "x.bin")]))"]
-        let concat = try Self.create(server, folder: "", named + ["-H", "Upload-Concat: partial"])
-        #expect(concat.status == 400 && concat.text.contains("Upload-Concat"), "\(concat.text)")
         let blocks = try Self.create(server, folder: "", named + ["-H", "Upload-Block-Checksum: crc32c"])
         #expect(blocks.status == 400, "\(blocks.text)")
         #expect(try Self.create(server, folder: "small.bin/", named).status == 409)
@@ -139,6 +137,42 @@ import TestProbes
         #expect(try Self.create(server, folder: "", ["-H", "Upload-Length: 10"]).status == 400)
         #expect(try Curl.run(["-X", "POST"] + Self.tus + named + [server.baseURL + "/dav/"], authenticated: false).status == 401)
         #expect(try Self.head(server, "/uploads/not-an-upload").status == 404)
+    }
+
+    /// concatenation: pieces sent as partial uploads through two instances are joined by a final upload into the file
+    /// its metadata names, whole and with its SHA-256; the pieces go; a piece not finished, or named twice, is refused.
+    @Test(arguments: S3Peer.allCases) func partialUploadsJoinIntoOneFile(peer: S3Peer) async throws {
+        let store = try await StoreBucket.make(peer, partSize: Self.partSize)
+        let first = try Self.serve(store), second = try Self.serve(store)
+        defer { first.stop(); second.stop() }
+        let data = randomBytes(6 << 20 + 300_007)
+        let pieces = [data[0 ..< (6 << 20) + 7], data[((6 << 20) + 7)...]]
+        var locations: [String] = []
+        for (i, piece) in pieces.enumerated() {
+            let server = i == 0 ? first : second
+            let made = try Self.create(server, folder: "joined/", ["-H", "Upload-Concat: partial", "-H", "Upload-Length: \(piece.count)"])
+            #expect(made.status == 201, "\(made.text)")
+            let location = try #require(made.header("Location"))
+            #expect(try Self.patch(server, location, at: 0, piece).status == 204)
+            #expect(try Self.head(first, location).header("Upload-Concat") == "partial")
+            locations.append(location)
+        }
+        let open = try Self.create(first, folder: "joined/", ["-H", "Upload-Concat: partial", "-H", "Upload-Length: 10"])
+        let unfinished = try #require(open.header("Location"))
+        let meta = "Upload-Metadata: " + Self.metadata([("filename", "film.bin")])
+        let early = try Self.create(first, folder: "joined/", ["-H", meta, "-H", "Upload-Concat: final;\(locations[0]) \(unfinished)"])
+        #expect(early.status == 409, "\(early.text)")
+        #expect(try Self.create(first, folder: "joined/", ["-H", meta, "-H", "Upload-Concat: final;\(locations[0]) \(locations[0])"]).status == 400)
+        #expect(try Self.create(first, folder: "joined/", ["-H", meta, "-H", "Upload-Concat: final;/elsewhere/x"]).status == 400)
+
+        let final = try Self.create(second, folder: "joined/", ["-H", meta, "-H", "Upload-Concat: final;\(locations[0]) \(first.baseURL)\(locations[1])"])
+        #expect(final.status == 201 && final.header("Upload-Offset") == String(data.count), "\(final.status) \(final.text)")
+        #expect(try Curl.run([first.baseURL + "/dav/joined/film.bin"]).body == data)
+        #expect(try await store.stat("joined/film.bin")?.sha256 == Digest.hash(.sha256, data))
+        let joined = try Self.head(first, try #require(final.header("Location")))
+        #expect(joined.header("Upload-Offset") == String(data.count) && joined.header("Upload-Concat")?.hasPrefix("final;") == true)
+        #expect(try Self.patch(first, try #require(final.header("Location")), at: data.count, [1][...]).status == 403)
+        for location in locations { #expect(try Self.head(second, location).status == 404) }
     }
 
     /// An upload idle past the expiry is 410 on its next request, and nothing of it stays in the bucket.

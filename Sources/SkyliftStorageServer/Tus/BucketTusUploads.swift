@@ -5,17 +5,17 @@ import SkyliftSystem
 import Synchronization
 
 /// tus 1.0.0 uploads into a bucket: creation (POST to a folder under `/dav/`), creation-with-upload,
-/// creation-defer-length, termination and expiration, at `/uploads/<id>`.
+/// creation-defer-length, termination, expiration and concatenation (`BucketTusUploads+Concat`), at
+/// `/uploads/<id>`.
 ///
 /// An upload is an ``S3Store`` resumable write, whose state lives in the bucket (its whole parts, its tail, its
 /// record), so any instance serving the bucket continues, finishes or ends an upload any other began, and an
 /// instance killed mid-PATCH loses at most the part it was sending: the client's next HEAD, on any instance, gives
 /// the offset the bucket holds. The only state kept here is which uploads this instance's requests are writing
-/// (423 for a second one at once). `checksum`, `concatenation` and `block-checksum` are not offered over a bucket
-/// (the folder store has them): an append stores parts as they fill, so it cannot take back a PATCH whose
-/// checksum fails.
+/// (423 for a second one at once). `checksum` and `block-checksum` are not offered over a bucket (the folder store
+/// has them): an append stores parts as they fill, so it cannot take back a PATCH whose checksum fails.
 final class BucketTusUploads: Sendable {
-    static let extensions = "creation,creation-with-upload,creation-defer-length,termination,expiration"
+    static let extensions = "creation,creation-with-upload,creation-defer-length,termination,expiration," + TusProtocol.concatenationExtension
 
     let backend: BucketBackend
     let resolver: PathResolver
@@ -41,7 +41,7 @@ final class BucketTusUploads: Sendable {
         h.add(TusProtocol.Header.maxSize, String(maxSize))
     }
 
-    private static func tus(_ status: Int, _ message: String? = nil, headers: HTTPHeaders = [:]) -> HTTPResponse {
+    static func tus(_ status: Int, _ message: String? = nil, headers: HTTPHeaders = [:]) -> HTTPResponse {
         TusUploads.tusResponse(status, message, headers: headers)
     }
 
@@ -95,6 +95,11 @@ final class BucketTusUploads: Sendable {
         h.add(TusProtocol.Header.offset, String(state.offset))
         if let length = state.upload.length { h.add(TusProtocol.Header.length, String(length)) } else { h.add(TusProtocol.Header.deferLength, "1") }
         if let metadata = state.upload.metadata, !metadata.isEmpty { h.add(TusProtocol.Header.metadata, metadata) }
+        if let joined = state.upload.joined {
+            h.add(TusProtocol.Concat.header, TusProtocol.Concat.final(joined.map { "/uploads/\($0)" }).headerValue)
+        } else if state.upload.partial == true {
+            h.add(TusProtocol.Concat.header, TusProtocol.Concat.partial.headerValue)
+        }
         h.add("Cache-Control", "no-store")
         addExpires(to: &h, from: state.lastActive)
         return Self.tus(200, headers: h)
@@ -116,6 +121,7 @@ final class BucketTusUploads: Sendable {
         case let .value(s): state = s
         case let .refused(response): return .respond(response)
         }
+        if state.upload.joined != nil { return .respond(Self.tus(403, "a final upload (Upload-Concat: final) takes no PATCH")) }
         if let lengthHeader = request.headers[TusProtocol.Header.length] {
             guard let length = Int64(digits: lengthHeader.trimmingSpaces()), length >= state.offset else {
                 return .respond(Self.tus(400, "invalid Upload-Length"))
@@ -171,8 +177,13 @@ final class BucketTusUploads: Sendable {
     /// `relativePath`), with its first bytes when the request has a body.
     func create(_ request: HTTPRequest, folder: StoragePath) -> HTTPHeadDecision {
         if let refusal = TusUploads.versionRefusal(request) { return .respond(refusal) }
-        if request.headers[TusProtocol.Concat.header] != nil {
-            return .respond(Self.tus(400, "Upload-Concat is not offered on an S3 store (no concatenation extension)"))
+        var partial = false
+        if let value = request.headers[TusProtocol.Concat.header] {
+            switch TusProtocol.Concat.parse(value) {
+            case .success(.partial): partial = true
+            case let .success(.final(urls)): return .respond(createFinal(request, folder: folder, urls: urls))
+            case let .failure(refusal): return .respond(Self.tus(400, refusal.description))
+            }
         }
         if request.headers[TusProtocol.Header.blockChecksum] != nil {
             return .respond(Self.tus(400, "Upload-Block-Checksum is not offered on an S3 store (no block-checksum extension)"))
@@ -192,15 +203,21 @@ final class BucketTusUploads: Sendable {
         }
         let metadata = request.headers[TusProtocol.Header.metadata] ?? ""
         let target: StoragePath
-        switch targetPath(folder: folder, metadata: metadata) {
-        case let .value(p): target = p
-        case let .refused(response): return .respond(response)
+        if partial {
+            // A piece lands nowhere itself (the final upload names the file): its metadata need only be well-formed.
+            guard TusProtocol.parseMetadata(metadata) != nil else { return .respond(Self.tus(400, "malformed Upload-Metadata")) }
+            target = folder
+        } else {
+            switch targetPath(folder: folder, metadata: metadata) {
+            case let .value(p): target = p
+            case let .refused(response): return .respond(response)
+            }
+            if let refusal = conflict(folder: folder, target: target) { return .respond(refusal) }
         }
-        if let refusal = conflict(folder: folder, target: target) { return .respond(refusal) }
         sweepNow()
-        let store = backend.store, key = BucketBackend.key(target)
+        let store = backend.store, key = BucketBackend.key(target), isPartial = partial
         let upload: S3StoreUpload
-        switch run("begin an upload of", { try await store.beginResumable(key, length: length, metadata: metadata) }) {
+        switch run("begin an upload of", { try await store.beginResumable(key, length: length, metadata: metadata, partial: isPartial) }) {
         case let .value(u): upload = u
         case let .refused(response): return .respond(response)
         }
@@ -225,7 +242,7 @@ final class BucketTusUploads: Sendable {
     }
 
     /// The folder plus `filename`, under the optional `relativePath` (which may itself end in the file name).
-    private func targetPath(folder: StoragePath, metadata: String) -> Checked<StoragePath> {
+    func targetPath(folder: StoragePath, metadata: String) -> Checked<StoragePath> {
         guard let pairs = TusProtocol.parseMetadata(metadata) else { return .refused(Self.tus(400, "malformed Upload-Metadata")) }
         guard let filename = pairs["filename"], !filename.isEmpty else { return .refused(Self.tus(400, "Upload-Metadata needs a filename")) }
         var segments: [String] = []
@@ -245,7 +262,7 @@ final class BucketTusUploads: Sendable {
     /// 409 when a file stands where the upload needs a folder (the folder posted to, or one `relativePath` adds)
     /// or a folder stands where the file goes: S3 would take the keys, and the store would hold a file and a
     /// folder in each other's way.
-    private func conflict(folder: StoragePath, target: StoragePath) -> HTTPResponse? {
+    func conflict(folder: StoragePath, target: StoragePath) -> HTTPResponse? {
         do {
             var level = folder
             while level != target, target.segments.count > level.segments.count {
@@ -298,11 +315,11 @@ final class BucketTusUploads: Sendable {
         Task.detached { _ = try? await store.sweepAbandonedUploads(idleFor: idle) }
     }
 
-    private func claim(_ id: String) -> Bool { busy.withLock { $0.insert(id).inserted } }
-    private func unclaim(_ id: String) { _ = busy.withLock { $0.remove(id) } }
+    func claim(_ id: String) -> Bool { busy.withLock { $0.insert(id).inserted } }
+    func unclaim(_ id: String) { _ = busy.withLock { $0.remove(id) } }
 
     /// Runs `work` against the bucket and waits for it; a failure becomes its tus answer.
-    private func run<T: Sendable>(_ operation: String, _ work: @escaping @Sendable () async throws -> T) -> Checked<T> {
+    func run<T: Sendable>(_ operation: String, _ work: @escaping @Sendable () async throws -> T) -> Checked<T> {
         do {
             return .value(try backend.executor.runBlocking(timeout: backend.timeout, work))
         } catch {
@@ -321,6 +338,7 @@ final class BucketTusUploads: Sendable {
             return tus(409, "Upload-Offset does not match the upload's offset \(current)", headers: [TusProtocol.Header.offset: String(current)])
         case .lengthMismatch: return tus(413, "\(error)")
         case .conflict: return tus(409, "\(error)")
+        case .unfinished: return tus(error.status ?? 409, "\(error)")
         default:
             if error.status == 404 { return tus(404, "no such upload") }
             return tus(502, "cannot \(operation) in the bucket: \(error)")

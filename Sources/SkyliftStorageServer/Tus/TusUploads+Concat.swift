@@ -126,9 +126,9 @@ extension TusUploads {
         return info.partial == true ? .partial : nil
     }
 
-    /// The upload id in `/uploads/<id>` or `http(s)://<authority>/uploads/<id>` (no query, no fragment); nil for
-    /// anything else. Read byte by byte: the value is the client's.
-    static func uploadID(inURL url: String) -> String? {
+    /// The upload id in `/uploads/<id>` or `http(s)://<authority>/uploads/<id>` (no query, no fragment), an id
+    /// `isValid` takes; nil for anything else. Read byte by byte: the value is the client's.
+    static func uploadID(inURL url: String, isValid: (Substring) -> Bool = TusUpload.isValidID) -> String? {
         var bytes = Substring(url).utf8[...]
         for scheme in ["http://", "https://"] {
             let prefix = Array(scheme.utf8)
@@ -141,11 +141,11 @@ extension TusUploads {
         let path = Array("/uploads/".utf8)
         guard bytes.starts(with: path) else { return nil }
         let id = String(decoding: bytes.dropFirst(path.count), as: UTF8.self)
-        return TusUpload.isValidID(Substring(id)) ? id : nil
+        return isValid(Substring(id)) ? id : nil
     }
 
     /// A client's URL for a message: at most 200 characters.
-    private static func quoted(_ url: String) -> String {
+    static func quoted(_ url: String) -> String {
         url.utf8.count <= 200 ? "\"\(url)\"" : "\"\(String(decoding: url.utf8.prefix(200), as: UTF8.self))…\""
     }
 }

@@ -34,11 +34,14 @@ public struct S3StoreResumableState: Sendable, Hashable {
 extension S3Store {
     /// Starts a resumable write to `path` (`length` bytes when known). Nothing is at `path` until it is finished.
     /// `metadata` is kept with the write, as it came (tus `Upload-Metadata`).
-    public func beginResumable(_ path: String, length: Int64?, contentType: String? = nil,
-                               metadata: String? = nil) async throws -> S3StoreUpload {
+    /// With `partial`, the write is a piece of a file to be joined (``concatenate(_:into:contentType:metadata:)``);
+    /// `path` then names where it was begun (the folder), and may be the root.
+    public func beginResumable(_ path: String, length: Int64?, contentType: String? = nil, metadata: String? = nil,
+                               partial: Bool = false) async throws -> S3StoreUpload {
         let path = try Self.checked(path, operation: "write")
-        guard !path.isEmpty, (length ?? 0) >= 0 else { throw S3StoreError(operation: "write", path: path, reason: .invalidPath) }
-        return try await beginUpload(path, contentType: contentType ?? MediaType.forPath(path), length: length, metadata: metadata)
+        guard partial || !path.isEmpty, (length ?? 0) >= 0 else { throw S3StoreError(operation: "write", path: path, reason: .invalidPath) }
+        return try await beginUpload(path, contentType: contentType ?? MediaType.forPath(path), length: length, metadata: metadata,
+                                     partial: partial)
     }
 
     /// Gives resumable write `id`, begun without a length, its length: `length` must not be below where it
@@ -80,6 +83,10 @@ extension S3Store {
               let upload = try? JSONDecoder().decode(S3StoreUpload.self, from: Data(record.bytes)) else {
             throw S3StoreError(operation: operation, path: id, status: 404, reason: .notFound)
         }
+        if let completed = upload.completedLength {
+            return S3StoreResumableState(upload: upload, offset: completed, parts: [], tailLength: 0, lastActive: record.lastModified,
+                                         recordETag: record.etag)
+        }
         var parts: [S3Part] = []
         do {
             // Only the run of whole parts from 1 counts; anything after a gap is sent again.
@@ -103,6 +110,9 @@ extension S3Store {
     public func append<Body: AsyncSequence>(_ id: String, at offset: Int64, body: Body) async throws -> Int64 where Body.Element == [UInt8] {
         let state = try await resumableState(id)
         let upload = state.upload
+        if upload.completedLength != nil {
+            throw S3StoreError(operation: "append", path: upload.path, status: 403, reason: .unfinished("the write is complete"))
+        }
         guard offset == state.offset else {
             throw S3StoreError(operation: "append", path: upload.path, status: 409, reason: .wrongOffset(current: state.offset))
         }
@@ -153,6 +163,10 @@ extension S3Store {
         if let length = upload.length, length != state.offset {
             throw S3StoreError(operation: "finish", path: upload.path, status: 409, reason: .lengthMismatch(expected: length, actual: state.offset))
         }
+        if upload.completedLength != nil {
+            throw S3StoreError(operation: "finish", path: upload.path, status: 403, reason: .unfinished("the write is complete"))
+        }
+        if upload.partial == true { return try await finishPartial(state) }
         let running = runningDigest(id, covering: state.partBytes)
         let type = upload.contentType ?? MediaType.forPath(upload.path)
         do {
@@ -180,6 +194,31 @@ extension S3Store {
             // A digest mismatch ends the write; anything else leaves it to be finished again.
             if case .digestMismatch = (error as? S3StoreError)?.reason { await discard(upload) }
             runningDigests.drop(id)
+            throw S3StoreError.wrapping(error, operation: "finish", path: upload.path)
+        }
+    }
+
+    /// A finished partial write: its parts completed into the staging object, its record marked complete (so
+    /// the bytes wait there for a concatenation, and are swept with the record when none comes).
+    private func finishPartial(_ state: S3StoreResumableState) async throws -> S3StoreEntry {
+        var upload = state.upload
+        do {
+            if state.offset == 0 {
+                try? await client.abortMultipartUpload(bucket: bucket, key: upload.stagingKey, uploadId: upload.uploadId)
+            } else {
+                var parts = state.parts
+                let tail = try await tailBytes(upload, state)
+                if !tail.isEmpty { parts.append(try await uploadPart(upload, number: parts.count + 1, tail)) }
+                try await client.completeMultipartUpload(bucket: bucket, key: upload.stagingKey, uploadId: upload.uploadId, parts: parts)
+            }
+            try? await client.deleteObject(bucket: bucket, key: systemKey("tails/" + upload.id))
+            upload.completedLength = state.offset
+            try await record(upload, condition: .always)
+            runningDigests.drop(upload.id)
+            return S3StoreEntry(path: upload.path, kind: .file, info: ContentInfo(length: state.offset, contentType: upload.contentType,
+                                                                                    etag: nil), sha256: nil)
+        } catch {
+            runningDigests.drop(upload.id)
             throw S3StoreError.wrapping(error, operation: "finish", path: upload.path)
         }
     }

@@ -24,6 +24,13 @@ public struct S3StoreUpload: Sendable, Hashable, Codable {
     public var contentType: String?
     /// What the client said of a resumable write when it began it (tus `Upload-Metadata`), kept as it came.
     public var metadata: String?
+    /// True for a piece of a file (tus `Upload-Concat: partial`): finishing it keeps its bytes at the staging key
+    /// for ``S3Store/concatenate(_:into:contentType:metadata:)`` instead of storing a file.
+    public var partial: Bool?
+    /// The resumable writes a concatenation joined, in order (tus `Upload-Concat: final`).
+    public var joined: [String]?
+    /// Set once the write is complete (a finished partial, a joined file): its length.
+    public var completedLength: Int64?
 }
 
 /// Reads a body in parts of a given size, however its chunks are cut, and knows when it has ended.
@@ -140,14 +147,16 @@ extension S3Store {
     }
 
     /// Starts the multipart upload of a write to `path` and records it in its state object.
-    func beginUpload(_ path: String, contentType: String, length: Int64? = nil, metadata: String? = nil) async throws -> S3StoreUpload {
+    func beginUpload(_ path: String, contentType: String, length: Int64? = nil, metadata: String? = nil,
+                     partial: Bool = false) async throws -> S3StoreUpload {
         let id = UUID().uuidString.lowercased()
         let staging = systemKey("staging/" + id)
         let upload: S3StoreUpload
         do {
             let uploadId = try await client.createMultipartUpload(bucket: bucket, key: staging, contentType: contentType)
             upload = S3StoreUpload(id: id, path: path, stagingKey: staging, uploadId: uploadId, partSize: partSize,
-                                   length: length, contentType: length == nil ? nil : contentType, metadata: metadata)
+                                   length: length, contentType: length == nil ? nil : contentType, metadata: metadata,
+                                   partial: partial ? true : nil)
         } catch {
             throw S3StoreError.wrapping(error, operation: "write", path: path)
         }

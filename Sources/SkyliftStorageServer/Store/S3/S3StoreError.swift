@@ -22,6 +22,8 @@ public struct S3StoreError: Error, Sendable, Equatable, CustomStringConvertible 
         case lengthMismatch(expected: Int64, actual: Int64)
         /// What was to be stored (`size` bytes) is more than the store keeps there (`limit`).
         case tooLarge(Int, limit: Int)
+        /// A resumable write is not what the operation needs (a finished partial write, one not finished).
+        case unfinished(String)
         /// The service refused with this S3 error code and message.
         case service(code: String, message: String)
         /// The connection failed or timed out.
@@ -59,6 +61,7 @@ public struct S3StoreError: Error, Sendable, Equatable, CustomStringConvertible 
         case let .wrongOffset(current): why = "the write stands at byte \(current)"
         case let .lengthMismatch(expected, actual): why = "\(actual) bytes, but the write was begun for \(expected)"
         case let .tooLarge(size, limit): why = "\(size) bytes, more than the \(limit) kept"
+        case let .unfinished(text): why = text
         case let .service(code, message): why = "S3 \(code)" + (message.isEmpty ? "" : ": \(message)")
         case let .transport(text): why = text
         case let .invalidResponse(text): why = "unusable answer: \(text)"
