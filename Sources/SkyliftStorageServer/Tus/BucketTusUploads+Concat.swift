@@ -11,12 +11,7 @@ extension BucketTusUploads {
     /// Answers a final creation: 201 with the joined upload's `Location` once the file is in place; 400 for a list
     /// that is not all distinct upload URLs of this store, 409 when one is not a finished partial upload.
     func createFinal(_ request: HTTPRequest, folder: StoragePath, urls: [String]) -> HTTPResponse {
-        if request.headers[TusProtocol.Header.length] != nil || request.headers[TusProtocol.Header.deferLength] != nil {
-            return Self.tus(400, "a final upload's length is its partial uploads': no Upload-Length or Upload-Defer-Length")
-        }
-        if (request.contentLength ?? 0) > 0 || request.headers["Transfer-Encoding"] != nil {
-            return Self.tus(400, "a final upload carries no body")
-        }
+        if let refusal = TusUploads.finalRefusal(request) { return refusal }
         let metadata = request.headers[TusProtocol.Header.metadata] ?? ""
         let target: StoragePath
         switch targetPath(folder: folder, metadata: metadata) {

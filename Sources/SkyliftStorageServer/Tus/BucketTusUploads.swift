@@ -189,17 +189,9 @@ final class BucketTusUploads: Sendable {
             return .respond(Self.tus(400, "Upload-Block-Checksum is not offered on an S3 store (no block-checksum extension)"))
         }
         let length: Int64?
-        if let lengthHeader = request.headers[TusProtocol.Header.length] {
-            guard request.headers[TusProtocol.Header.deferLength] == nil, let l = Int64(digits: lengthHeader.trimmingSpaces()) else {
-                return .respond(Self.tus(400, "invalid Upload-Length"))
-            }
-            guard l <= maxSize else { return .respond(Self.tus(413, "Upload-Length exceeds Tus-Max-Size \(maxSize)")) }
-            length = l
-        } else {
-            guard request.headers[TusProtocol.Header.deferLength]?.trimmingSpaces() == "1" else {
-                return .respond(Self.tus(400, "POST needs Upload-Length or Upload-Defer-Length: 1"))
-            }
-            length = nil
+        switch declaredLength(request) {
+        case let .value(l): length = l
+        case let .refused(response): return .respond(response)
         }
         let metadata = request.headers[TusProtocol.Header.metadata] ?? ""
         let target: StoragePath
@@ -239,6 +231,21 @@ final class BucketTusUploads: Sendable {
         }
         h.add(TusProtocol.Header.offset, "0")
         return .respond(Self.tus(201, headers: h))
+    }
+
+    /// The creation's `Upload-Length` (nil when deferred), refused when malformed or past `Tus-Max-Size`.
+    private func declaredLength(_ request: HTTPRequest) -> Checked<Int64?> {
+        guard let lengthHeader = request.headers[TusProtocol.Header.length] else {
+            guard request.headers[TusProtocol.Header.deferLength]?.trimmingSpaces() == "1" else {
+                return .refused(Self.tus(400, "POST needs Upload-Length or Upload-Defer-Length: 1"))
+            }
+            return .value(nil)
+        }
+        guard request.headers[TusProtocol.Header.deferLength] == nil, let length = Int64(digits: lengthHeader.trimmingSpaces()) else {
+            return .refused(Self.tus(400, "invalid Upload-Length"))
+        }
+        guard length <= maxSize else { return .refused(Self.tus(413, "Upload-Length exceeds Tus-Max-Size \(maxSize)")) }
+        return .value(length)
     }
 
     /// The folder plus `filename`, under the optional `relativePath` (which may itself end in the file name).

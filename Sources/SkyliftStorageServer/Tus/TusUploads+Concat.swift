@@ -16,12 +16,7 @@ extension TusUploads {
     /// Answers a final creation: 201 with the final upload's `Location` once its file is in place; 400 for a list
     /// that is not all distinct, finished partial uploads of this server; nothing is created unless it is.
     func createFinal(_ request: HTTPRequest, folder: StoragePath, urls: [String]) -> HTTPResponse {
-        if request.headers[TusProtocol.Header.length] != nil || request.headers[TusProtocol.Header.deferLength] != nil {
-            return Self.tusResponse(400, "a final upload's length is its partial uploads': no Upload-Length or Upload-Defer-Length")
-        }
-        if (request.contentLength ?? 0) > 0 || request.headers["Transfer-Encoding"] != nil {
-            return Self.tusResponse(400, "a final upload carries no body")
-        }
+        if let refusal = Self.finalRefusal(request) { return refusal }
         let metadata = request.headers[TusProtocol.Header.metadata] ?? ""
         let target: StoragePath
         switch finalPath(folder: folder, metadata: metadata) {
@@ -55,6 +50,17 @@ extension TusUploads {
         var info = TusUpload.Info(length: lengths.reduce(0, +), metadata: metadata, target: target.segments)
         info.final = ids
         return join(zip(ids, lengths).map { (id: $0, length: $1) }, into: final, info: info)
+    }
+
+    /// 400 for a final creation with a length or a body: its bytes are its partial uploads'.
+    static func finalRefusal(_ request: HTTPRequest) -> HTTPResponse? {
+        if request.headers[TusProtocol.Header.length] != nil || request.headers[TusProtocol.Header.deferLength] != nil {
+            return Self.tusResponse(400, "a final upload's length is its partial uploads': no Upload-Length or Upload-Defer-Length")
+        }
+        if (request.contentLength ?? 0) > 0 || request.headers["Transfer-Encoding"] != nil {
+            return Self.tusResponse(400, "a final upload carries no body")
+        }
+        return nil
     }
 
     /// Each partial upload's length; 400 when one is not a finished partial upload or their sum overflows, 413
