@@ -279,6 +279,50 @@ extension S3StoreTests {
         #expect(try await first.client.listObjects(bucket: first.bucket, prefix: first.prefix + ".skylift/").isEmpty)
     }
 
+    /// Two appends from one offset at once (two instances taking PATCHes of one upload): each stores its tail only
+    /// over the tail it started from, so the second to end is refused (409) and the first one's bytes stand.
+    @Test(arguments: S3Peer.allCases) func ofTwoAppendsFromOneOffsetTheLaterIsRefused(peer: S3Peer) async throws {
+        let store = try await StoreBucket.make(peer, partSize: 5 << 20)
+        let other = S3Store(client: store.client, location: S3Location(bucket: store.bucket, prefix: store.prefix), partSize: 5 << 20)
+        let upload = try await store.beginResumable("race.bin", length: nil)
+        #expect(try await store.append(upload.id, at: 0, body: chunked([1, 2, 3], 3)) == 3)
+        let (started, startedSignal) = AsyncStream<Void>.makeStream()
+        let (release, releaseSignal) = AsyncStream<Void>.makeStream()
+        let slow = Task { try await store.append(upload.id, at: 3, body: Gated(first: Array(repeating: 7, count: 100), started: startedSignal, release: release)) }
+        // The slow append has read where the upload stands and taken its first bytes; the other one now runs whole.
+        for await _ in started { break }
+        #expect(try await other.append(upload.id, at: 3, body: chunked(Array(repeating: 9, count: 50), 50)) == 53)
+        releaseSignal.finish()
+        await #expect(throws: S3StoreError(operation: "append", path: "race.bin", status: 409, reason: .conflict)) { try await slow.value }
+        #expect(try await store.resumableState(upload.id).offset == 53)
+        try await store.finishResumable(upload.id)
+        #expect(try await store.read("race.bin").collect(upTo: 1 << 20) == [1, 2, 3] + Array(repeating: 9, count: 50))
+    }
+
+    /// A body that hands over its first chunk, says so, and ends only once `release` ends.
+    struct Gated: AsyncSequence, Sendable {
+        let first: [UInt8]
+        let started: AsyncStream<Void>.Continuation
+        let release: AsyncStream<Void>
+
+        struct Iterator: AsyncIteratorProtocol {
+            let gated: Gated
+            var handed = false
+
+            mutating func next() async -> [UInt8]? {
+                if !handed {
+                    handed = true
+                    gated.started.yield(())
+                    return gated.first
+                }
+                for await _ in gated.release {}
+                return nil
+            }
+        }
+
+        func makeAsyncIterator() -> Iterator { Iterator(gated: self) }
+    }
+
     /// On one instance the running digest is used (no read back); an empty write, a write finished short, and
     /// one whose bytes do not have the expected SHA-256 (which is dropped, leaving the old file).
     @Test(arguments: S3Peer.allCases) func resumableWritesFinishOnlyWhenWhole(peer: S3Peer) async throws {

@@ -17,6 +17,9 @@ public struct S3StoreResumableState: Sendable, Hashable {
     public var lastActive: Date?
     /// The state object's ETag, so a change of the record is made only over the one read.
     var recordETag: String
+    /// The tail object's ETag as read (nil: there was none), so an append stores its tail only over the one it
+    /// started from: of two appends racing from one offset (two instances), the second to end is refused.
+    var tailETag: String? = nil
 
     /// Bytes in whole parts.
     var partBytes: Int64 { offset - tailLength }
@@ -98,9 +101,9 @@ extension S3Store {
             throw S3StoreError.wrapping(error, operation: operation, path: upload.path)
         }
         let tail = try await tailLength(upload, after: parts.count)
-        let offset = Int64(parts.count) * Int64(upload.partSize) + tail
-        return S3StoreResumableState(upload: upload, offset: offset, parts: parts, tailLength: tail, lastActive: record.lastModified,
-                                     recordETag: record.etag)
+        let offset = Int64(parts.count) * Int64(upload.partSize) + tail.length
+        return S3StoreResumableState(upload: upload, offset: offset, parts: parts, tailLength: tail.length, lastActive: record.lastModified,
+                                     recordETag: record.etag, tailETag: tail.etag)
     }
 
     /// Appends `body` to resumable write `id` at `offset`, which must be where the write stands (else
@@ -252,15 +255,16 @@ extension S3Store {
     /// The tail object's field naming how many whole parts its bytes follow.
     static let tailPartsField = "skylift-parts"
 
-    /// The length of the tail of `upload` when it follows exactly `parts` whole parts; 0 otherwise.
-    private func tailLength(_ upload: S3StoreUpload, after parts: Int) async throws -> Int64 {
+    /// The length of the tail of `upload` when it follows exactly `parts` whole parts (0 otherwise), and the tail
+    /// object's ETag (nil when there is none).
+    private func tailLength(_ upload: S3StoreUpload, after parts: Int) async throws -> (length: Int64, etag: String?) {
         do {
             let head = try await client.headObjectMetadata(bucket: bucket, key: systemKey("tails/" + upload.id))
             guard head.metadata[Self.tailPartsField] == String(parts), let length = head.info.length,
-                  length < Int64(upload.partSize) else { return 0 }
-            return length
+                  length < Int64(upload.partSize) else { return (0, head.info.etag ?? "") }
+            return (length, head.info.etag ?? "")
         } catch let error as S3Error where error.status == 404 {
-            return 0
+            return (0, nil)
         } catch {
             throw S3StoreError.wrapping(error, operation: "resume", path: upload.path)
         }
@@ -280,18 +284,21 @@ extension S3Store {
         }
     }
 
-    /// Stores `tail` as the bytes after `parts` whole parts; nothing to do when it is what the tail object holds.
+    /// Stores `tail` as the bytes after `parts` whole parts, only over the tail object `state` read (an empty
+    /// one stands for none, so that condition holds too); nothing to do when it is what the tail object holds.
+    /// `conflict` (409) when another append changed the tail meanwhile: its bytes stand, this one's do not.
     private func storeTail(_ upload: S3StoreUpload, _ tail: [UInt8], after parts: Int, had state: S3StoreResumableState,
                            sameParts: Bool) async throws {
         if sameParts && Int64(tail.count) == state.tailLength { return }
-        let key = systemKey("tails/" + upload.id)
-        if tail.isEmpty {
-            try await remove(key: key, operation: "append", path: upload.path)
-            return
+        if tail.isEmpty && state.tailETag == nil { return }
+        let condition: S3WriteCondition = state.tailETag.map { .matching($0) } ?? .absent
+        do {
+            try await client.putObject(bucket: bucket, key: systemKey("tails/" + upload.id), body: .bytes(tail),
+                                       sha256: Digest.hash(.sha256, tail), contentType: "application/octet-stream",
+                                       metadata: [Self.tailPartsField: String(parts)], condition: condition)
+        } catch let error as S3Error where Self.isConditionFailure(error) {
+            throw S3StoreError(operation: "append", path: upload.path, status: 409, reason: .conflict)
         }
-        try await client.putObject(bucket: bucket, key: key, body: .bytes(tail), sha256: Digest.hash(.sha256, tail),
-                                   contentType: "application/octet-stream", metadata: [Self.tailPartsField: String(parts)],
-                                   condition: .always)
     }
 
     /// The SHA-256 of object `key`, read through once.
