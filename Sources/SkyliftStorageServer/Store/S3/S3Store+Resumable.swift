@@ -37,7 +37,7 @@ public struct S3StoreResumableState: Sendable, Hashable {
 extension S3Store {
     /// Starts a resumable write to `path` (`length` bytes when known). Nothing is at `path` until it is finished.
     /// `metadata` is kept with the write, as it came (tus `Upload-Metadata`).
-    /// With `partial`, the write is a piece of a file to be joined (``concatenate(_:into:contentType:metadata:)``);
+    /// With `partial`, the write is a piece of a file to be joined (``concatenate(_:into:contentType:metadata:limit:)``);
     /// `path` then names where it was begun (the folder), and may be the root.
     public func beginResumable(_ path: String, length: Int64?, contentType: String? = nil, metadata: String? = nil,
                                partial: Bool = false) async throws -> S3StoreUpload {

@@ -5,7 +5,7 @@ import SkyliftS3
 
 /// An unfinished multipart write of an ``S3Store``, as its state object in the bucket records it
 /// (`<prefix>.skylift/uploads/<id>`): any instance finds it (``S3Store/pendingUploads()``) and can abort it
-/// (``S3Store/abort(_:)``). A resumable write (``S3Store/beginResumable(_:length:contentType:metadata:)``) can also be
+/// (``S3Store/abort(_:)``). A resumable write (``S3Store/beginResumable(_:length:contentType:metadata:partial:)``) can also be
 /// continued and finished by any instance.
 public struct S3StoreUpload: Sendable, Hashable, Codable {
     /// The upload's own name, also the last component of its state object's and its staging object's keys.
@@ -25,7 +25,7 @@ public struct S3StoreUpload: Sendable, Hashable, Codable {
     /// What the client said of a resumable write when it began it (tus `Upload-Metadata`), kept as it came.
     public var metadata: String?
     /// True for a piece of a file (tus `Upload-Concat: partial`): finishing it keeps its bytes at the staging key
-    /// for ``S3Store/concatenate(_:into:contentType:metadata:)`` instead of storing a file.
+    /// for ``S3Store/concatenate(_:into:contentType:metadata:limit:)`` instead of storing a file.
     public var partial: Bool?
     /// The resumable writes a concatenation joined, in order (tus `Upload-Concat: final`).
     public var joined: [String]?
