@@ -3,28 +3,40 @@ import SkyliftCore
 import SkyliftHTTPServer
 import SkyliftSystem
 import SkyliftThumbnails
+import Synchronization
 
 /// `GET <file>?thumb=<size>` over a bucket: a JPEG thumbnail of an image, made by the same ``Thumbnailer`` as on a
 /// folder store and kept in a local cache folder, keyed by the SHA-256 the object's metadata records (else by its
 /// ETag), so a gallery asks the bucket for nothing but the listing once the thumbnails are made. To make one, the
 /// image (at most ``largestImage`` bytes) is read into an unlinked file in the cache folder, which is gone when the
 /// thumbnail is made. Poster frames of videos are not made over a bucket (a video would be read whole): 501.
-struct BucketThumbnails: Sendable {
-    /// Nil when libvips could not be started or no cache folder was given: the view answers 503.
-    let maker: Thumbnailer?
+final class BucketThumbnails: Sendable {
     let folder: String?
     let backend: BucketBackend
+    private let options: ThumbnailOptions?
+    /// The maker, started by the first thumbnail asked for (a server that makes none never loads libvips and its
+    /// threads); inside, nil when it could not start: the view then answers 503.
+    private let started = Mutex<Thumbnailer??>(nil)
     /// The largest image read to make a thumbnail.
     static let largestImage: Int64 = 64 << 20
 
     init(backend: BucketBackend, configuration: StorageConfiguration) {
         self.backend = backend
         folder = configuration.thumbnailFolder?.path
-        maker = folder.flatMap { folder in
+        options = folder.map { folder in
             var options = ThumbnailOptions(cacheFolder: folder)
             options.cacheBytes = configuration.thumbnailCacheBytes
             if let threads = configuration.thumbnailThreads { options.threads = threads }
-            return try? Thumbnailer(options: options)
+            return options
+        }
+    }
+
+    private var maker: Thumbnailer? {
+        started.withLock { started in
+            if let tried = started { return tried }
+            let maker = options.flatMap { try? Thumbnailer(options: $0) }
+            started = .some(maker)
+            return maker
         }
     }
 
@@ -35,7 +47,7 @@ struct BucketThumbnails: Sendable {
         guard let size = query.value("thumb").flatMap({ ThumbnailSize(text: Substring($0)) }) else {
             return .text(400, "thumb must be one of \(ThumbnailSize.allCases.map { String($0.pixels) }.joined(separator: ", "))")
         }
-        guard let maker, let folder else {
+        guard let folder, let maker else {
             return .text(503, "thumbnails are not available: libvips did not start or no cache folder was given")
         }
         let item: StoredItem
