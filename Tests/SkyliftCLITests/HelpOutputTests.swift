@@ -108,7 +108,7 @@ func runSkylift(_ arguments: [String], environment: [String: String] = [:]) asyn
 
         options:
           --root DIR                    folder to serve (default: $XDG_DATA_HOME/skylift/store)
-          --store s3://BUCKET/PREFIX/   serve this S3 store instead of a folder (no locks, tus yet)
+          --store s3://BUCKET/PREFIX/   serve this S3 store instead of a folder
           --listen HOST:PORT            address to listen on (default: 127.0.0.1:8421)
           --token TOKEN                 require this bearer token (default: $SKYLIFT_TOKEN, else a saved one)
           --token-file FILE             read the token from FILE (mode 0600; unlike --token, not visible in ps)

@@ -52,6 +52,16 @@ import TestProbes
         // Three partial uploads and the final one that joined them.
         let posts = try String(contentsOf: log, encoding: .utf8).split(separator: "\n").filter { $0.hasPrefix("POST /dav/in/ 201") }
         #expect(posts.count == 4, "\(posts)")
+
+        // `skylift signin --store` records a code in the bucket that the running serve takes, once.
+        let base = try #require(URL(string: url)?.deletingLastPathComponent().deletingLastPathComponent().absoluteString)
+        let signin = await runSkylift(["signin", "--store", "s3://\(bucket)/cloud/", "--s3-addressing", "path", "--url", base],
+                                      environment: s3.environment(home: home))
+        #expect(signin.status == 0, "\(signin.err)")
+        let link = try #require(signin.out.split(separator: "\n").first.map(String.init), "\(signin.err)")
+        #expect(link.hasPrefix(base.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + "/signin?code="), "\(link)")
+        #expect(try curlStatus([link]) == "303")
+        #expect(try curlStatus([link]) == "401")
     }
 
     @Test func aBucketNeedsAGivenTokenAndItsOwnCertificate() throws {

@@ -61,7 +61,7 @@ public enum ServeCommand: Command {
 
         public static let declarations: [OptionDeclaration<Options>] = [
             .value("--root", "DIR", help: "folder to serve (default: $XDG_DATA_HOME/skylift/store)", \.root),
-            .value("--store", "s3://BUCKET/PREFIX/", help: "serve this S3 store instead of a folder (no locks, tus yet)", \.store),
+            .value("--store", "s3://BUCKET/PREFIX/", help: "serve this S3 store instead of a folder", \.store),
             .value("--listen", "HOST:PORT", help: "address to listen on (default: 127.0.0.1:8421)", \.listen, as: ListenAddress.parser),
         ] + TokenOptions.declarations.help(\.token, "require this bearer token (default: $SKYLIFT_TOKEN, else a saved one)").within(\.token) + [
             .flag("--no-auth", help: "serve without any authentication (loopback Host names only)", \.noAuth),

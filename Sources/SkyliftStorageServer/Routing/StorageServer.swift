@@ -105,6 +105,16 @@ public final class StorageServer: Sendable {
         }
     }
 
+    /// A one-time sign-in code for the web app of every server on `bucket` (`GET /signin?code=…`, valid once, for
+    /// ten minutes), recorded in the bucket: what `skylift signin --store` prints. Throws
+    /// ``StorageServerError/stateUnavailable(location:reason:)`` when the bucket does not take it.
+    public static func signInCode(bucket: S3Store) throws -> String {
+        let state = BucketWebState(backend: BucketBackend(store: bucket, threads: 1))
+        do { return try SignInCodes(state: state).create() } catch {
+            throw StorageServerError.stateUnavailable(location: state.location, reason: "\(error)")
+        }
+    }
+
     /// The bound port, once started.
     public var port: UInt16 { http.port }
 
