@@ -48,27 +48,32 @@ func runSkylift(_ arguments: [String], environment: [String: String] = [:]) asyn
 
     @Test func shareHelp() async {
         let expected = """
-        usage: skylift share PATH [--expires 7d] [--root DIR] [--url URL] | share --list | share --revoke ID
+        usage: skylift share PATH [--expires 7d] [--root DIR | --store s3://BUCKET/PREFIX/] [--url URL] | share --list | share --revoke ID
 
         Make a read-only link to PATH (a file or folder of the store, e.g. /movies/trip.mp4). The
         link carries its expiry and is signed with the server's secret; it opens the file (with
         ranges, so players can seek) or the folder's browse page, and nothing else. An expired
         link answers 410, a revoked one 403. Links are kept in the store's state folder, so a
-        running `skylift serve` on the same --root honours them at once.
+        running `skylift serve` on the same --root honours them at once; with --store they are
+        kept in the bucket, for every `skylift serve --store` instance on it.
 
         options:
-          --expires DURATION  lifetime: 30m, 12h, 7d (default: 7d, at most a year)
-          --root DIR          the served folder (default: $XDG_DATA_HOME/skylift/store)
-          --url URL           the server's address for the printed link (default: http://127.0.0.1:8421)
-          --list              list the links: id, expiry, path
-          --revoke ID         revoke the link with this id
-          --help              show this help and exit
+          --expires DURATION           lifetime: 30m, 12h, 7d (default: 7d, at most a year)
+          --root DIR                   the served folder (default: $XDG_DATA_HOME/skylift/store)
+          --store s3://BUCKET/PREFIX/  the S3 store a serve --store serves, instead of a folder
+          --url URL                    the server's address for the printed link (default: http://127.0.0.1:8421)
+          --list                       list the links: id, expiry, path
+          --revoke ID                  revoke the link with this id
+          --s3-endpoint URL            S3 service for s3:// locations (default: $AWS_ENDPOINT_URL, else AWS)
+          --s3-addressing MODE         path, virtual or auto: bucket in the URL path or host (default: auto)
+          --help                       show this help and exit
 
         examples:
           skylift share /movies/trip.mp4 --expires 2d
           skylift share /photos/2026/ --url http://192.168.1.20:8421
           skylift share --list
           skylift share --revoke 3f9c2a7d10b4e685
+          skylift share /films/trip.mp4 --store s3://media/cloud/ --url https://cloud.lan
 
         """
         let r = await runSkylift(["share", "--help"])

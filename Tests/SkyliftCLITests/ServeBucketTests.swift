@@ -62,6 +62,23 @@ import TestProbes
         #expect(link.hasPrefix(base.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + "/signin?code="), "\(link)")
         #expect(try curlStatus([link]) == "303")
         #expect(try curlStatus([link]) == "401")
+
+        // `skylift share --store`: a link the running serve opens, listed and revoked through the bucket.
+        let bucketArgs = ["--store", "s3://\(bucket)/cloud/", "--s3-addressing", "path"]
+        let shared = await runSkylift(["share", "/in/three.bin", "--url", base] + bucketArgs, environment: s3.environment(home: home))
+        #expect(shared.status == 0, "\(shared.err)")
+        let lines = shared.out.split(separator: "\n").map(String.init)
+        let shareLink = try #require(lines.first, "\(shared.err)")
+        #expect(shareLink.hasSuffix("/three.bin"), "\(shareLink)")
+        #expect(try curlStatus([shareLink]) == "200")
+        #expect(try curlStatus(["-r", "0-9", shareLink]) == "206")
+        let id = try #require(lines.dropFirst().first?.split(separator: " ").dropFirst().first.map { String($0.dropLast()) })
+        let listed = await runSkylift(["share", "--list"] + bucketArgs, environment: s3.environment(home: home))
+        #expect(listed.out.contains(id) && listed.out.contains("/in/three.bin"), "\(listed.out) \(listed.err)")
+        #expect(await runSkylift(["share", "--revoke", id] + bucketArgs, environment: s3.environment(home: home)).status == 0)
+        #expect(try curlStatus([shareLink]) == "403")
+        let missing = await runSkylift(["share", "/in/none.bin"] + bucketArgs, environment: s3.environment(home: home))
+        #expect(missing.status != 0 && missing.err.contains("no such file or folder"), "\(missing.err)")
     }
 
     @Test func aBucketNeedsAGivenTokenAndItsOwnCertificate() throws {

@@ -115,6 +115,16 @@ public final class StorageServer: Sendable {
         }
     }
 
+    /// The share links of every server on `bucket`, kept in the bucket, signed with its secret (made here when no
+    /// server made one yet): what `skylift share --store` makes, lists and revokes. Throws
+    /// ``StorageServerError/stateUnavailable(location:reason:)`` when the bucket cannot give the secret.
+    public static func shares(bucket: S3Store) throws -> Shares {
+        let state = BucketWebState(backend: BucketBackend(store: bucket, threads: 1))
+        do { return Shares(state: state, secret: try state.secret()) } catch {
+            throw StorageServerError.stateUnavailable(location: state.location, reason: "\(error)")
+        }
+    }
+
     /// The bound port, once started.
     public var port: UInt16 { http.port }
 
