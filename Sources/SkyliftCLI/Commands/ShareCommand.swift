@@ -56,35 +56,7 @@ public enum ShareCommand: Command {
                                       expected: "a duration like 30m, 12h or 7d, at most a year")
         }
         try options.exclusive(\.root, \.store, command: spec.name)
-        let shares: Shares
-        /// Whether the store path (segments) is a folder; nil when nothing is there.
-        let isFolder: ([String]) async throws -> Bool?
-        let storeName: String
-        if let text = options.store {
-            guard S3Settings.isS3(text) else {
-                throw UsageError.badValue(command: spec.name, option: "--store", value: text, expected: "s3://bucket/prefix/")
-            }
-            let store = try S3Settings.store(text, option: "--store", options.s3, command: spec.name, context: context)
-            do { shares = try StorageServer.shares(bucket: store) } catch { throw CommandFailure("\(error)") }
-            isFolder = { segments in
-                do { return try await store.stat(segments.joined(separator: "/")).map { $0.kind == .folder } } catch {
-                    throw CommandFailure("cannot look up /\(segments.joined(separator: "/")) in \(store.location): \(error)")
-                }
-            }
-            storeName = store.location
-        } else {
-            let root = try EmbeddedCloudDefaults.existingStore(options.root, option: Options.name(\.root), environment: context.environment)
-            do {
-                let state = try WebState(root: root.path)
-                shares = Shares(state: state, secret: try state.secret())
-            } catch { throw CommandFailure("\(error)") }
-            isFolder = { segments in
-                var isDirectory: ObjCBool = false
-                let full = ([root.path] + segments).joined(separator: "/")
-                return FileManager.default.fileExists(atPath: full, isDirectory: &isDirectory) ? isDirectory.boolValue : nil
-            }
-            storeName = root.path
-        }
+        let (shares, isFolder, storeName) = try open(options, context: context)
 
         if options.list {
             guard positionals.isEmpty else { throw UsageError.invalid(command: spec.name, message: "\(Options.name(\.list)) takes no PATH") }
@@ -118,5 +90,31 @@ public enum ShareCommand: Command {
         context.output.line("\(base)/s/\(made.link)\(suffix)")
         context.output.line("id \(made.share.id), expires \(ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval(made.share.expires))))")
         return 0
+    }
+
+    /// The store's share links, a way to tell whether a path of it is a folder (nil: nothing there), and its name.
+    private static func open(_ options: Options, context: CommandContext) throws
+        -> (Shares, ([String]) async throws -> Bool?, String) {
+        if let text = options.store {
+            let store = try S3Settings.store(text, option: "--store", options.s3, command: spec.name, context: context)
+            let shares: Shares
+            do { shares = try StorageServer.shares(bucket: store) } catch { throw CommandFailure("\(error)") }
+            return (shares, { segments in
+                do { return try await store.stat(segments.joined(separator: "/")).map { $0.kind == .folder } } catch {
+                    throw CommandFailure("cannot look up /\(segments.joined(separator: "/")) in \(store.location): \(error)")
+                }
+            }, store.location)
+        }
+        let root = try EmbeddedCloudDefaults.existingStore(options.root, option: Options.name(\.root), environment: context.environment)
+        let shares: Shares
+        do {
+            let state = try WebState(root: root.path)
+            shares = Shares(state: state, secret: try state.secret())
+        } catch { throw CommandFailure("\(error)") }
+        return (shares, { segments in
+            var isDirectory: ObjCBool = false
+            let full = ([root.path] + segments).joined(separator: "/")
+            return FileManager.default.fileExists(atPath: full, isDirectory: &isDirectory) ? isDirectory.boolValue : nil
+        }, root.path)
     }
 }

@@ -43,9 +43,6 @@ public enum SigninCommand: Command {
         try options.exclusive(\.root, \.store, command: spec.name)
         let code: String
         if let text = options.store {
-            guard S3Settings.isS3(text) else {
-                throw UsageError.badValue(command: spec.name, option: "--store", value: text, expected: "s3://bucket/prefix/")
-            }
             let store = try S3Settings.store(text, option: "--store", options.s3, command: spec.name, context: context)
             do { code = try StorageServer.signInCode(bucket: store) } catch { throw CommandFailure("\(error)") }
         } else {
