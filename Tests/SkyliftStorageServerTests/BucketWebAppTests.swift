@@ -54,7 +54,10 @@ import TestProbes
         #expect(listed.status == 200 && listed.text.contains("clip.mp4") && listed.text.contains("\"dir\":true"), "\(listed.text)")
         #expect(try Self.withCookie(cookie, [second.baseURL + "/dav/films/clip.mp4"]).body == clip)
         #expect(try Curl.run([second.baseURL + "/dav/films/?list"], authenticated: false).status == 401)
-        #expect(try Self.withCookie(cookie, [second.baseURL + "/dav/films/?timeline"]).status == 501)
+        #expect(try Self.withCookie(cookie, [second.baseURL + "/dav/films/?view=map"]).status == 501)
+        let timeline = try Self.withCookie(cookie, [second.baseURL + "/dav/?timeline"])
+        #expect(timeline.status == 200 && timeline.text.contains(#""path":"films/clip.mp4""#) && !timeline.text.contains("b.txt"),
+                "\(timeline.text)")
         let found = try Self.withCookie(cookie, [second.baseURL + "/dav/?search=B"])
         #expect(found.status == 200 && found.text.contains(#""path":"films/more/b.txt""#) && !found.text.contains("clip"), "\(found.text)")
         // Paged: the first page's cursor leads on to the rest, nothing twice.

@@ -30,8 +30,8 @@ public enum ServeCommand: Command {
         one) are served instead: WebDAV class 1 and 2 under /dav/, tus uploads, the web app
         and share links, with locks, properties, upload state, sessions and links kept in
         the bucket, so any instance on it answers alike; thumbnails of images are cached
-        in $XDG_CACHE_HOME/skylift/thumbs (the timeline and poster frames of videos
-        answer 501 there for now). It needs
+        in $XDG_CACHE_HOME/skylift/thumbs, the timeline dates photos by when they were
+        stored, and poster frames of videos answer 501 there for now. It needs
         --token-file, --token, $SKYLIFT_TOKEN or --no-auth, and --tls-cert/--tls-key for TLS.
         """,
         options: Options.specs,

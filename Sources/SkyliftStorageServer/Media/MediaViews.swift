@@ -31,7 +31,22 @@ struct MediaViews: Sendable {
         guard let entry = FileTree.entry(path) else { return .text(404, "not found: \(path.relative)") }
         if query.has("timeline") {
             guard entry.stat.isDirectory else { return .text(400, "not a folder: \(path.relative)") }
-            return Timeline(maker: maker, dates: dates).respond(query, folder: entry, path: path, scope: scope)
+            let dates = dates
+            let timeline = Timeline(tree: { folder, top in
+                // Links to folders are entered only at the top; nothing outside the share is listed.
+                guard let entry = FileTree.entry(folder), entry.stat.isDirectory, top || !entry.isLink,
+                      scope?.contains(entry) ?? true else { return nil }
+                return FileTree.members(of: entry, at: folder).filter { scope?.contains($0.path) ?? true }
+                    .map { StoredMember(path: $0.path, item: StoredItem($0.stat)) }
+            }, taken: { member, kind in
+                guard let stat = member.item.stat else { return FileTime(seconds: 0, nanoseconds: 0) }
+                guard kind == .image, let date = dates.date(path: member.path.relative, stat: stat, using: maker,
+                                                            open: { try? FileTree.entry(member.path)?.target.openFile() }) else {
+                    return stat.mtime
+                }
+                return FileTime(seconds: HTTPDate.seconds(date), nanoseconds: 0)
+            })
+            return timeline.respond(query, path: path)
         }
         guard let size = query.value("thumb").flatMap({ ThumbnailSize(text: Substring($0)) }) else {
             return .text(400, "thumb must be one of \(ThumbnailSize.allCases.map { String($0.pixels) }.joined(separator: ", "))")

@@ -4,36 +4,30 @@ import SkyliftThumbnails
 
 /// The walk behind a timeline: every image and video below the folder, with its `taken` time.
 extension Timeline {
-    /// The items below `folder` and whether the walk stopped at ``maxEntries``.
-    func collect(_ folder: FileTree.Entry, _ top: StoragePath, _ scope: ShareScope?) -> (items: [Item], truncated: Bool) {
+    /// The items below `top` and whether the walk stopped at ``maxEntries``.
+    func collect(_ top: StoragePath) -> (items: [Item], truncated: Bool) {
         var items: [Item] = []
         var seen = 0
-        var stack: [(entry: FileTree.Entry, path: StoragePath)] = [(folder, top)]
-        while let (entry, path) = stack.popLast() {
-            for (child, stat) in FileTree.members(of: entry, at: path) {
+        var stack: [StoragePath] = [top]
+        while let path = stack.popLast() {
+            for member in tree(path, path == top) ?? [] {
                 seen += 1
                 if seen > Self.maxEntries { return (items, true) }
-                if stat.isDirectory {
-                    guard child.segments.count - top.segments.count <= FileSystem.maxTreeDepth,
-                          let sub = FileTree.entry(child), !sub.isLink, scope?.contains(sub) ?? true else { continue }
-                    stack.append((sub, child))
-                } else if let kind = MediaKind(name: child.name), scope?.contains(child) ?? true {
-                    items.append(item(child, stat, kind, top))
+                if member.item.isFolder {
+                    if member.path.segments.count - top.segments.count <= FileSystem.maxTreeDepth { stack.append(member.path) }
+                } else if let kind = MediaKind(name: member.path.name) {
+                    items.append(item(member, kind, top))
                 }
             }
         }
         return (items, false)
     }
 
-    private func item(_ path: StoragePath, _ stat: FileStat, _ kind: MediaKind, _ top: StoragePath) -> Item {
-        var when = stat.mtime
-        if kind == .image, let taken = dates.date(path: path.relative, stat: stat, using: maker,
-                                                  open: { try? FileTree.entry(path)?.target.openFile() }) {
-            when = FileTime(seconds: HTTPDate.seconds(taken), nanoseconds: 0)
-        }
-        let relative = path.segments.dropFirst(top.segments.count).joined(separator: "/")
+    private func item(_ member: StoredMember, _ kind: MediaKind, _ top: StoragePath) -> Item {
+        let when = taken(member, kind)
+        let relative = member.path.segments.dropFirst(top.segments.count).joined(separator: "/")
         let date = Date(timeIntervalSince1970: TimeInterval(when.seconds))
-        return Item(path: relative, name: path.name, size: stat.size, taken: UTCTimestamp.format(date),
-                    type: MediaType.forPath(path.name), etag: stat.etag, when: when)
+        return Item(path: relative, name: member.path.name, size: member.item.size, taken: UTCTimestamp.format(date),
+                    type: MediaType.forPath(member.path.name), etag: member.item.etag ?? "", when: when)
     }
 }

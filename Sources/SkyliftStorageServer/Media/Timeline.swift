@@ -43,10 +43,13 @@ struct Timeline {
         enum CodingKeys: String, CodingKey { case items, next, truncated }
     }
 
-    let maker: Thumbnailer
-    let dates: TakenDates
+    /// The members of the folder at a path as the store lists them (nil: not a folder the walk may enter), as
+    /// ``FolderSearch/Tree``; a walk over a bucket lists one folder per request to it.
+    let tree: FolderSearch.Tree
+    /// When a file was taken: a photo's EXIF date where the store can read it, else its modification time.
+    let taken: (StoredMember, MediaKind) -> FileTime
 
-    func respond(_ query: ViewQuery, folder: FileTree.Entry, path: StoragePath, scope: ShareScope?) -> HTTPResponse {
+    func respond(_ query: ViewQuery, path: StoragePath) -> HTTPResponse {
         var cursor: TimelineCursor?
         if let text = query.value("after"), !text.isEmpty {
             guard let parsed = TimelineCursor(text: text) else { return .text(400, "after: not a timeline cursor") }
@@ -59,7 +62,7 @@ struct Timeline {
             }
             limit = n
         }
-        let (all, truncated) = collect(folder, path, scope)
+        let (all, truncated) = collect(path)
         let sorted = all.sorted(by: Self.precedes)
         let start = cursor.map { c in sorted.firstIndex { Self.isAfter($0, c) } ?? sorted.endIndex } ?? sorted.startIndex
         let page = Array(sorted[start...].prefix(limit))

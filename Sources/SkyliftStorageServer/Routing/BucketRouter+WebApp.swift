@@ -4,7 +4,8 @@ import SkyliftWebApp
 
 /// The web app's reads over a bucket: `?list` and `?zip` of a folder, `?thumb=` of an image, and read-only share
 /// links at `/s/<link>/…` (the shared file, or the shared folder's browse page, `?list`, `?zip`, thumbnails and
-/// files with ranges), and `?search=`. What a bucket does not offer yet (the timeline) is 501 naming the store.
+/// files with ranges), `?search=`, and `?timeline` (photos dated by when they were stored: reading each one's EXIF
+/// date would take a request per photo per page).
 extension BucketRouter {
     /// The answer to a GET or HEAD with a query; nil for a plain one.
     func view(_ request: HTTPRequest, _ target: StoragePath) -> HTTPResponse? {
@@ -12,16 +13,25 @@ extension BucketRouter {
         if let thumbnail = thumbnails.respond(request, path: target) { return thumbnail }
         // The query is not echoed: it is the client's text.
         let search = SearchQuery.asks(query)
-        guard query == "list" || ZipSelection.isZip(query) || search else { return unavailable("this view (a GET with a query)") }
+        let timeline = query == "timeline" || query.hasPrefix("timeline&")
+        guard query == "list" || ZipSelection.isZip(query) || search || timeline else {
+            return unavailable("this view (a GET with a query)")
+        }
         do {
             guard let item = try backend.item(target) else { return .text(404, "not found: \(target.relative)") }
             guard item.isFolder else { return .text(400, "not a folder: \(target.relative)") }
             if query == "list" { return FolderViews.list(target, members: try backend.members(of: target)) }
         } catch { return error.response }
-        if search {
-            // A bucket has no links: every folder below is entered; one the bucket cannot list now is skipped.
-            let backend = backend
-            return FolderSearch.respond(query, folder: target) { path, _ in try? backend.members(of: path) }
+        // A bucket has no links: every folder below is entered; one the bucket cannot list now is skipped.
+        let backend = backend
+        if search { return FolderSearch.respond(query, folder: target) { path, _ in try? backend.members(of: path) } }
+        if timeline {
+            guard let parsed = ViewQuery(query) else { return .text(400, "malformed query") }
+            // A photo's EXIF date would take a read of every photo per walk: over a bucket, files are dated by when
+            // they were stored.
+            return Timeline(tree: { path, _ in try? backend.members(of: path) }, taken: { member, _ in
+                FileTime(seconds: Int64(member.item.lastModified?.timeIntervalSince1970 ?? 0), nanoseconds: 0)
+            }).respond(parsed, path: target)
         }
         switch ZipSelection.parse(query: query) {
         case let .failure(refusal): return .text(400, refusal.message)

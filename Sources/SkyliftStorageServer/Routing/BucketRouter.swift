@@ -12,7 +12,7 @@ import SkyliftWebApp
 ///
 /// Locks, dead properties, upload state and the web app's state (secret, sessions, share links) all live in the
 /// bucket, so any instance serving it answers any request alike; thumbnails of images are kept in this machine's
-/// cache (``BucketThumbnails``). What a bucket does not offer yet (the timeline, poster frames of videos) is
+/// cache (``BucketThumbnails``). What a bucket does not offer yet (poster frames of videos, other views) is
 /// answered 501, naming the store, so a client fails clearly.
 final class BucketRouter: HTTPHandler {
     let auth: Auth

@@ -11,8 +11,8 @@ public struct StorageConfiguration: Sendable {
     /// A bucket to serve at `/dav/` instead of ``root`` (which is then not used). Over a bucket the server
     /// answers GET and HEAD with ranges and WebDAV (class 1 and 2) through the same code
     /// as over a folder, with locks and dead properties, tus uploads and the web app with share links, their state
-    /// all kept in the bucket, search, and thumbnails of images (in ``thumbnailFolder``); the timeline and poster
-    /// frames of videos answer 501.
+    /// all kept in the bucket, search, the timeline (photos dated by when they were stored) and thumbnails of images
+    /// (in ``thumbnailFolder``); poster frames of videos answer 501.
     public var bucket: S3Store?
     /// The token every request must carry (Bearer, or Basic with the token as password); nil disables auth.
     public var token: String?
