@@ -86,24 +86,3 @@ public final class BlockingExecutor: TaskExecutor {
         return rendezvous.wait(timeout: nil) ?? .failure(TimedOut())
     }
 }
-
-/// One result handed from the thread that produces it to one thread blocked waiting for it.
-private final class Rendezvous<T: Sendable>: Sendable {
-    private let result = Mutex<Result<T, any Error>?>(nil)
-    private let done = DispatchSemaphore(value: 0)
-
-    func fulfil(_ value: Result<T, any Error>) {
-        result.withLock { $0 = value }
-        done.signal()
-    }
-
-    /// The result, or nil when `timeout` seconds passed first.
-    func wait(timeout: Double?) -> Result<T, any Error>? {
-        if let timeout {
-            guard done.wait(timeout: .now() + timeout) == .success else { return nil }
-        } else {
-            done.wait()
-        }
-        return result.withLock { $0 }
-    }
-}

@@ -27,15 +27,7 @@ public final class FlipRelay: Sendable {
         self.flipAt = flipAt
         self.pause = pause
         self.holdAfter = holdAfter.map { Array($0.utf8) }
-        listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = Self.loopback(0)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let fd = listener
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound, listen(fd, 16) == 0 else { throw POSIXError(.EADDRNOTAVAIL) }
-        port = UInt16(bigEndian: address.sin_port)
+        (listener, port) = try LoopbackListener.bound(backlog: 16)
         Thread.detachNewThread { [self] in acceptLoop() }
     }
 
@@ -69,24 +61,11 @@ public final class FlipRelay: Sendable {
         close(listener)
     }
 
-    private static func loopback(_ port: UInt16) -> sockaddr_in {
-        var a = sockaddr_in()
-        a.sin_family = sa_family_t(AF_INET)
-        a.sin_addr.s_addr = inet_addr("127.0.0.1")
-        a.sin_port = port.bigEndian
-        return a
-    }
-
     private func acceptLoop() {
         while true {
             let client = accept(listener, nil, nil)
             guard client >= 0 else { return }
-            let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var a = Self.loopback(upstream)
-            let ok = withUnsafePointer(to: &a) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(server, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-            }
-            guard ok else { close(client); close(server); continue }
+            guard let server = try? RawConnection.connectedSocket(port: upstream) else { close(client); continue }
             state.withLock { $0.open += [client, server] }
             Thread.detachNewThread { [self] in pump(from: client, to: server, request: true) }
             Thread.detachNewThread { [self] in pump(from: server, to: client, request: false) }
@@ -107,13 +86,7 @@ public final class FlipRelay: Sendable {
                 state.withLock { $0.answered += Int64(n) }
                 if answerPause > 0 { usleep(answerPause) }
             }
-            var done = 0
-            while done < n {
-                let w = buffer.withUnsafeBytes { send(to, $0.baseAddress! + done, n - done, Int32(MSG_NOSIGNAL)) }
-                if w <= 0 { break }
-                done += w
-            }
-            if done < n { break }
+            guard buffer.withUnsafeBytes({ RawConnection.sendAll(to, UnsafeRawBufferPointer(rebasing: $0[0 ..< n])) }) else { break }
         }
         shutdown(to, Int32(SHUT_WR))
         shutdown(from, Int32(SHUT_RD))

@@ -9,8 +9,13 @@ public final class LoopbackListener: Sendable {
     public let port: UInt16
 
     public init() throws {
+        (fd, port) = try Self.bound(backlog: 16)
+    }
+
+    /// A TCP socket listening on a free loopback port (`backlog` connections queued), and the port; the caller
+    /// closes it.
+    public static func bound(backlog: Int32) throws -> (fd: Int32, port: UInt16) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        self.fd = fd
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -18,8 +23,11 @@ public final class LoopbackListener: Sendable {
         let bound = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
         }
-        guard bound, listen(fd, 16) == 0 else { throw POSIXError(.EADDRNOTAVAIL) }
-        port = UInt16(bigEndian: address.sin_port)
+        guard bound, listen(fd, backlog) == 0 else {
+            close(fd)
+            throw POSIXError(.EADDRNOTAVAIL)
+        }
+        return (fd, UInt16(bigEndian: address.sin_port))
     }
 
     /// True when a connection is waiting (or was made and closed) on the listener.

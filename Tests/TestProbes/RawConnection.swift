@@ -53,12 +53,18 @@ public final class RawConnection {
     /// Sends the text (CRLFs included by the caller) and any body bytes after it, all at once.
     public func send(_ text: String, body: [UInt8] = []) throws {
         let bytes = Array(text.utf8) + body
+        guard bytes.withUnsafeBytes({ Self.sendAll(fd, $0) }) else { throw Failure(description: "send: errno \(errno)") }
+    }
+
+    /// Writes all of `bytes` to socket `fd`; false when the socket refused some (the peer is gone).
+    public static func sendAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
         var sent = 0
         while sent < bytes.count {
-            let n = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard n > 0 else { throw Failure(description: "send: errno \(errno)") }
+            let n = Glibc.send(fd, bytes.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL))
+            guard n > 0 else { return false }
             sent += n
         }
+        return true
     }
 
     /// Reads the next response. `head` is true for the answer to a HEAD request (no body follows).

@@ -27,15 +27,7 @@ public final class RoundRobinRelay: Sendable {
         self.upstreams = upstreams
         self.pause = pause
         state = Mutex(State(sent: Array(repeating: 0, count: upstreams.count), connections: Array(repeating: 0, count: upstreams.count)))
-        listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = Self.loopback(0)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let fd = listener
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound, listen(fd, 64) == 0 else { throw POSIXError(.EADDRNOTAVAIL) }
-        port = UInt16(bigEndian: address.sin_port)
+        (listener, port) = try LoopbackListener.bound(backlog: 64)
         Thread.detachNewThread { [self] in acceptLoop() }
     }
 
@@ -57,14 +49,6 @@ public final class RoundRobinRelay: Sendable {
         close(listener)
     }
 
-    private static func loopback(_ port: UInt16) -> sockaddr_in {
-        var a = sockaddr_in()
-        a.sin_family = sa_family_t(AF_INET)
-        a.sin_addr.s_addr = inet_addr("127.0.0.1")
-        a.sin_port = port.bigEndian
-        return a
-    }
-
     /// A connection to the next upstream that takes one, and its index; nil when none does.
     private func connectNext() -> (fd: Int32, index: Int)? {
         for _ in upstreams.indices {
@@ -73,13 +57,7 @@ public final class RoundRobinRelay: Sendable {
                 s.next = (s.next + 1) % upstreams.count
                 return i
             }
-            let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var a = Self.loopback(upstreams[index])
-            let ok = withUnsafePointer(to: &a) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(server, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-            }
-            if ok { return (server, index) }
-            close(server)
+            if let server = try? RawConnection.connectedSocket(port: upstreams[index]) { return (server, index) }
         }
         return nil
     }
@@ -109,13 +87,7 @@ public final class RoundRobinRelay: Sendable {
                 state.withLock { $0.sent[upstream] += Int64(n) }
                 if pause > 0 { usleep(pause) }
             }
-            var done = 0
-            while done < n {
-                let w = buffer.withUnsafeBytes { send(to, $0.baseAddress! + done, n - done, Int32(MSG_NOSIGNAL)) }
-                if w <= 0 { break }
-                done += w
-            }
-            if done < n { break }
+            guard buffer.withUnsafeBytes({ RawConnection.sendAll(to, UnsafeRawBufferPointer(rebasing: $0[0 ..< n])) }) else { break }
         }
         if upstream != nil {
             // The client is done sending: the server hears the end, and its answer still comes back.

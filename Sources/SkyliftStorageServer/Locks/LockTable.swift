@@ -31,9 +31,6 @@ final class LockTable: Sendable {
     /// the set: it may run more than once.
     func update<T>(_ change: (inout LockSet) -> T) throws(StoreFailure) -> T { try keeper.update(change) }
 
-    /// Locks that protect `path`: rooted at it, or depth-infinity on an ancestor.
-    func covering(_ path: StoragePath) throws(StoreFailure) -> [DAVLock] { try snapshot().covering(path) }
-
     static func newToken() -> String { "opaquelocktoken:" + UUID().uuidString.lowercased() }
 }
 

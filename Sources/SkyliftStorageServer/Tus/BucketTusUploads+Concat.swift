@@ -19,13 +19,10 @@ extension BucketTusUploads {
         case let .refused(response): return response
         }
         if let refusal = conflict(folder: folder, target: target) { return refusal }
-        var ids: [String] = []
-        for url in urls {
-            guard let id = TusUploads.uploadID(inURL: url, isValid: Self.isValidID) else {
-                return Self.tus(400, "Upload-Concat: \(TusUploads.quoted(url)) is not an upload URL of this server")
-            }
-            guard !ids.contains(id) else { return Self.tus(400, "Upload-Concat: \(TusUploads.quoted(url)) is named twice") }
-            ids.append(id)
+        let ids: [String]
+        switch TusUploads.partialIDs(urls, isValid: Self.isValidID) {
+        case let .value(i): ids = i
+        case let .refused(response): return response
         }
         // Every piece is held by this instance for the whole join: no PATCH or DELETE of it here meanwhile.
         var held: [String] = []

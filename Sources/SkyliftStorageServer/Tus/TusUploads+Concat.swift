@@ -23,14 +23,10 @@ extension TusUploads {
         case let .value(p): target = p
         case let .refused(response): return response
         }
-        var ids: [String] = []
-        var seen = Set<String>()
-        for url in urls {
-            guard let id = Self.uploadID(inURL: url) else {
-                return Self.tusResponse(400, "Upload-Concat: \(Self.quoted(url)) is not an upload URL of this server")
-            }
-            guard seen.insert(id).inserted else { return Self.tusResponse(400, "Upload-Concat: \(Self.quoted(url)) is named twice") }
-            ids.append(id)
+        let ids: [String]
+        switch Self.partialIDs(urls) {
+        case let .value(i): ids = i
+        case let .refused(response): return response
         }
         // Every partial upload is held for the whole join: no PATCH, DELETE, sweep or other final upload meanwhile.
         var held: [String] = []
@@ -50,6 +46,21 @@ extension TusUploads {
         var info = TusUpload.Info(length: lengths.reduce(0, +), metadata: metadata, target: target.segments)
         info.final = ids
         return join(zip(ids, lengths).map { (id: $0, length: $1) }, into: final, info: info)
+    }
+
+    /// The upload ids of a final upload's URLs (ids `isValid` takes), or 400 for one that is not an upload URL of
+    /// this server or is named twice.
+    static func partialIDs(_ urls: [String], isValid: (Substring) -> Bool = TusUpload.isValidID) -> Checked<[String]> {
+        var ids: [String] = []
+        var seen = Set<String>()
+        for url in urls {
+            guard let id = uploadID(inURL: url, isValid: isValid) else {
+                return .refused(tusResponse(400, "Upload-Concat: \(quoted(url)) is not an upload URL of this server"))
+            }
+            guard seen.insert(id).inserted else { return .refused(tusResponse(400, "Upload-Concat: \(quoted(url)) is named twice")) }
+            ids.append(id)
+        }
+        return .value(ids)
     }
 
     /// 400 for a final creation with a length or a body: its bytes are its partial uploads'.
@@ -151,7 +162,7 @@ extension TusUploads {
     }
 
     /// A client's URL for a message: at most 200 characters.
-    static func quoted(_ url: String) -> String {
+    private static func quoted(_ url: String) -> String {
         url.utf8.count <= 200 ? "\"\(url)\"" : "\"\(String(decoding: url.utf8.prefix(200), as: UTF8.self))…\""
     }
 }

@@ -64,9 +64,11 @@ enum StoreLookup {
 }
 
 /// Why a store could not be read or changed, with the status a request gets for it.
-struct StoreFailure: Error {
+struct StoreFailure: Error, CustomStringConvertible {
     var status: Int
     var message: String
+
+    var description: String { message }
 
     var response: HTTPResponse { .text(status, message) }
 }

@@ -2,7 +2,6 @@ import Foundation
 import SkyliftCore
 import SkyliftHTTPServer
 import SkyliftSystem
-import Synchronization
 
 /// A request body handed to a job against the bucket (a PUT's write, a tus PATCH's append): the chunks go from the
 /// event loop through a ``BodyChannel`` to the job, which runs on the backend's executor. When the bucket is slower
@@ -11,7 +10,7 @@ import Synchronization
 final class BucketIntake<Value: Sendable>: HTTPPacedBodyReceiver {
     private let channel = BodyChannel(limit: 1 << 20)
     /// The job's outcome, set once when it ends.
-    private let outcome = Outcome<Value>()
+    private let outcome = Rendezvous<Value>()
     private let maxSize: Int64
     private let respond: (Result<Value, any Error>) -> HTTPResponse
     private var received: Int64 = 0
@@ -40,35 +39,19 @@ final class BucketIntake<Value: Sendable>: HTTPPacedBodyReceiver {
             channel.fail(Abandoned())
             return .answer(.text(413, "body larger than \(maxSize) bytes"))
         }
-        if channel.isAbandoned { return .answer(respond(outcome.wait())) }
+        if channel.isAbandoned { return .answer(answer()) }
         return channel.push(Array(chunk), wake: wake) ? .more : .paused
     }
 
     func finish() -> HTTPResponse {
         channel.finish()
-        return respond(outcome.wait())
+        return answer()
     }
+
+    /// The answer, made once the job has ended (waits for it; on the event loop it has ended already).
+    private func answer() -> HTTPResponse { respond(outcome.wait(timeout: nil) ?? .failure(Abandoned())) }
 
     func abort() {
         channel.fail(Abandoned())
-    }
-}
-
-/// The outcome of a job, handed from its task to whoever answers the request.
-private final class Outcome<Value: Sendable>: Sendable {
-    private let value = Mutex<Result<Value, any Error>?>(nil)
-    private let ended = DispatchSemaphore(value: 0)
-
-    func fulfil(_ result: Result<Value, any Error>) {
-        value.withLock { $0 = result }
-        ended.signal()
-    }
-
-    /// The outcome, waiting for the job to end first.
-    func wait() -> Result<Value, any Error> {
-        if let result = value.withLock({ $0 }) { return result }
-        ended.wait()
-        ended.signal()
-        return value.withLock { $0 } ?? .failure(BucketIntake<Value>.Abandoned())
     }
 }

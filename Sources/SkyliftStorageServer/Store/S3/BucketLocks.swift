@@ -1,5 +1,4 @@
 import Foundation
-import SkyliftSystem
 
 /// The WebDAV locks of a bucket, kept in it (the state object `.skylift/state/locks`), so a lock taken through one
 /// instance holds on every other serving the bucket.
@@ -12,8 +11,6 @@ struct BucketLocks: LockKeeper {
     let backend: BucketBackend
     /// The state object's name.
     static let name = "locks"
-    /// Changes tried before giving up when other instances keep changing the set first.
-    static let attempts = 8
 
     /// A lock as the object stores it.
     private struct Stored: Codable {
@@ -36,33 +33,38 @@ struct BucketLocks: LockKeeper {
         }
     }
 
-    func read() throws(StoreFailure) -> LockSet { try load().set }
+    func read() throws(StoreFailure) -> LockSet { try Self.decode(backend.readState(Self.name, what: Self.what)?.bytes) }
 
     func update<T>(_ change: (inout LockSet) -> T) throws(StoreFailure) -> T {
-        for _ in 0 ..< Self.attempts {
-            let (loaded, etag) = try load()
-            var set = loaded
-            let before = Self.encode(set)
-            let result = change(&set)
-            set.purge()
-            let after = Self.encode(set)
-            if after == before { return result }
-            let store = backend.store
-            let written = try run("change") {
-                if let etag { try await store.putIfMatch(Self.name, after, etag: etag) } else { try await store.putIfAbsent(Self.name, after) }
+        var result: T?
+        do {
+            try backend.updateState(Self.name, what: Self.what) { bytes in
+                var set = try Self.decode(bytes)
+                let before = Self.encode(set)
+                result = change(&set)
+                set.purge()
+                let after = Self.encode(set)
+                return after == before ? nil : after
             }
-            if case .stored = written { return result }
+        } catch let failure as StoreFailure {
+            throw failure
+        } catch {
+            throw StoreFailure(status: 502, message: "cannot change \(Self.what): \(error)")
         }
-        throw StoreFailure(status: 503, message: "the bucket's lock table changed under every one of \(Self.attempts) attempts; try again")
+        guard let result else { throw StoreFailure(status: 502, message: "\(Self.what) was not read") }
+        return result
     }
 
-    private func load() throws(StoreFailure) -> (set: LockSet, etag: String?) {
-        let store = backend.store
-        guard let state = try run("read", { try await store.readState(Self.name) }) else { return (LockSet(), nil) }
-        guard let stored = try? JSONDecoder().decode([Stored].self, from: Data(state.bytes)) else {
-            throw StoreFailure(status: 502, message: "the bucket's lock table (.skylift/state/\(Self.name)) does not parse")
+    /// The lock table as messages name it.
+    private static let what = "the bucket's lock table"
+
+    /// The set the object holds (none when there is no object).
+    private static func decode(_ bytes: [UInt8]?) throws(StoreFailure) -> LockSet {
+        guard let bytes else { return LockSet() }
+        guard let stored = try? JSONDecoder().decode([Stored].self, from: Data(bytes)) else {
+            throw StoreFailure(status: 502, message: "\(what) (.skylift/state/\(name)) does not parse")
         }
-        return (LockSet(stored.map(\.lock)), state.etag)
+        return LockSet(stored.map(\.lock))
     }
 
     /// The set as stored: sorted by token, so an unchanged set gives the same bytes.
@@ -71,15 +73,5 @@ struct BucketLocks: LockKeeper {
         encoder.outputFormatting = .sortedKeys
         let locks = set.byToken.values.sorted { $0.token < $1.token }.map(Stored.init)
         return (try? encoder.encode(locks)).map(Array.init) ?? []
-    }
-
-    private func run<T: Sendable>(_ operation: String, _ work: @escaping @Sendable () async throws -> T) throws(StoreFailure) -> T {
-        do {
-            return try backend.executor.runBlocking(timeout: backend.timeout, work)
-        } catch is BlockingExecutor.TimedOut {
-            throw StoreFailure(status: 504, message: "the bucket did not answer in \(Int(backend.timeout)) s to \(operation) its lock table")
-        } catch {
-            throw StoreFailure(status: 502, message: "cannot \(operation) the bucket's lock table: \(error)")
-        }
     }
 }

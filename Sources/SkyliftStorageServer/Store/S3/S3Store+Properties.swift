@@ -26,18 +26,19 @@ extension S3Store {
     /// marker gets one, to carry the properties about to be stored (a read leaves it as it is: no properties).
     public func propertyRecord(_ path: String, forChange: Bool) async throws -> S3StorePropertyRecord? {
         let path = try Self.checked(path, operation: "read properties of")
-        guard let entry = try await stat(path) else { return nil }
-        let key: String
-        switch entry.kind {
-        case .file: key = self.key(path)
-        case .folder:
-            guard !(path.isEmpty && prefix.isEmpty) else {
-                throw S3StoreError(operation: "read properties of", path: path, status: 403, reason: .invalidPath)
-            }
-            key = folderKey(path)
-            // A folder that lives on its keys alone gets its marker, to carry the properties.
-            if forChange && !path.isEmpty { _ = try await writeMarker(path, operation: "store properties of") }
+        // A file is one HEAD; a folder's marker a second; a folder without one, a listing (and its marker, to change).
+        if !path.isEmpty, let record = try await propertyHead(key(path), path: path) { return record }
+        guard !(path.isEmpty && prefix.isEmpty) else {
+            throw S3StoreError(operation: "read properties of", path: path, status: 403, reason: .invalidPath)
         }
+        if let record = try await propertyHead(folderKey(path), path: path) { return record }
+        guard forChange, !path.isEmpty, try await stat(path)?.kind == .folder else { return nil }
+        _ = try await writeMarker(path, operation: "store properties of")
+        return try await propertyHead(folderKey(path), path: path)
+    }
+
+    /// The properties object `key` carries, with its head; nil when there is no such object.
+    private func propertyHead(_ key: String, path: String) async throws -> S3StorePropertyRecord? {
         do {
             let head = try await client.headObjectMetadata(bucket: bucket, key: key)
             let bytes = head.metadata[Self.propertiesField].flatMap { Data(base64Encoded: $0) }.map(Array.init)
