@@ -9,7 +9,8 @@ final class CurlTransfer: @unchecked Sendable {
     // the callbacks from inside `curl_easy_perform` on that thread, and `run` is one executor job). The only state shared with other threads
     // lives in `channel`, which synchronizes itself.
 
-    let request: HTTPClientRequest
+    /// The request; its body is let go once sent (see `run`).
+    private(set) var request: HTTPClientRequest
     let url: URL
     let channel: ResponseChannel
     private let pool: CurlHandlePool
@@ -63,6 +64,10 @@ final class CurlTransfer: @unchecked Sendable {
             failure = .bodyStreamFailed(url: url, reason: error.reason)
         }
         body.close()
+        // The bytes of an in-memory body are let go before the caller resumes, so a caller that reuses its buffer
+        // for the next request (an S3 part) finds it unshared and refills it in place instead of copying it.
+        body = CurlRequestBody(.none)
+        request.body = .none
         // The handle (and its open connection) goes back before the consumer learns the body ended, so the
         // request it sends next finds the connection idle instead of opening another.
         pool.giveBack(handle)

@@ -148,6 +148,43 @@ import TestProbes
         #expect(try await store.pendingUploads().isEmpty)
     }
 
+    @Test(arguments: S3Peer.allCases) func aWriteOfAnnouncedLengthStreamsItsPartsAndStoresAllOrNothing(peer: S3Peer) async throws {
+        let store = try await StoreBucket.make(peer, partSize: Int(S3PartSize.smallest))
+        let old = pattern(4096, seed: 1)
+        try await store.write("clip.mov", body: chunked(old, 1000))
+        // Three parts (two whole, one short), sent as the chunks arrive; the SHA-256 is taken on the way.
+        let bytes = pattern(2 * Int(S3PartSize.smallest) + 3000, seed: 4)
+        let digest = Digest.hash(.sha256, bytes)
+        let entry = try await store.write("big/one.bin", body: chunked(bytes, 100 << 10), length: Int64(bytes.count), expectedSHA256: digest)
+        #expect(entry.info.length == Int64(bytes.count) && entry.sha256 == digest)
+        #expect(try await store.read("big/one.bin").collect(upTo: 16 << 20) == bytes)
+        #expect(try await store.stat("big/one.bin")?.sha256 == digest)
+
+        // Refused, each leaving the old file and nothing staged: a wrong SHA-256, a body shorter or longer than
+        // announced, a body that fails part way.
+        let wrong = Digest.hash(.sha256, old)
+        await #expect(throws: S3StoreError.self) {
+            try await store.write("clip.mov", body: chunked(bytes, 64 << 10), length: Int64(bytes.count), expectedSHA256: wrong)
+        }
+        await #expect(throws: S3StoreError.self) {
+            try await store.write("clip.mov", body: chunked(Array(bytes.dropLast(10)), 64 << 10), length: Int64(bytes.count))
+        }
+        await #expect(throws: S3StoreError.self) {
+            try await store.write("clip.mov", body: chunked(bytes + [1], 64 << 10), length: Int64(bytes.count))
+        }
+        struct Cut: Error {}
+        let failing = AsyncThrowingStream<[UInt8], any Error> { continuation in
+            continuation.yield(Array(bytes.prefix(Int(S3PartSize.smallest) + 500)))
+            continuation.finish(throwing: Cut())
+        }
+        await #expect(throws: S3StoreError.self) {
+            try await store.write("clip.mov", body: failing, length: Int64(bytes.count))
+        }
+        #expect(try await store.read("clip.mov").collect(upTo: 16 << 20) == old)
+        #expect(try await store.pendingUploads().isEmpty)
+        #expect(try await store.keys(under: store.systemKey("staging/"), operation: "test", path: "").isEmpty)
+    }
+
     @Test(arguments: S3Peer.allCases) func anAbandonedWriteIsSweptOnlyOnceItHasBeenIdleLongEnough(peer: S3Peer) async throws {
         let store = try await StoreBucket.make(peer, partSize: Int(S3PartSize.smallest))
         // A write whose instance died after its first part: its record and multipart upload stay in the bucket.

@@ -67,7 +67,7 @@ struct StoreWrites: Sendable {
         }
         if let refusal = backend.spaceRefusal(for: request.contentLength, at: target) { return .respond(refusal) }
         do {
-            return .receive(try backend.writer(target, existed: existing != nil, maxSize: maxUploadSize,
+            return .receive(try backend.writer(target, existed: existing != nil, length: request.contentLength, maxSize: maxUploadSize,
                                                expectedSHA256: ServerDigest.sha256(request.headers)))
         } catch { return .respond(error.response) }
     }

@@ -5,7 +5,7 @@ import SkyliftSystem
 extension FolderBackend {
     func spaceRefusal(for length: Int64?, at path: StoragePath) -> HTTPResponse? { space.refusal(for: length, at: path.relative) }
 
-    func writer(_ path: StoragePath, existed: Bool, maxSize: Int64, expectedSHA256: [UInt8]?) throws(StoreFailure) -> any HTTPBodyReceiver {
+    func writer(_ path: StoragePath, existed: Bool, length: Int64?, maxSize: Int64, expectedSHA256: [UInt8]?) throws(StoreFailure) -> any HTTPBodyReceiver {
         do {
             return try PutReceiver(target: path, maxSize: maxSize, digests: digests, expected: expectedSHA256)
         } catch {

@@ -26,8 +26,8 @@ protocol StoreBackend: Sendable {
     func spaceRefusal(for length: Int64?, at path: StoragePath) -> HTTPResponse?
     /// A receiver storing a request body as the file at `path`, whole or not at all: readers see the old file
     /// until the new one is complete (and matches `expectedSHA256`, when given). `existed`: a file was there, so
-    /// success is 204 rather than 201.
-    func writer(_ path: StoragePath, existed: Bool, maxSize: Int64, expectedSHA256: [UInt8]?) throws(StoreFailure) -> any HTTPBodyReceiver
+    /// success is 204 rather than 201. `length`: the body's announced length, when it has one.
+    func writer(_ path: StoragePath, existed: Bool, length: Int64?, maxSize: Int64, expectedSHA256: [UInt8]?) throws(StoreFailure) -> any HTTPBodyReceiver
     /// Removes the file or folder (with everything in it) at `path`; a link is removed itself.
     func remove(_ path: StoragePath) throws(StoreFailure)
     /// Makes the folder `path`, whose parent exists.

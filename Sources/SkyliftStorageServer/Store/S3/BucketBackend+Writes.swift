@@ -8,10 +8,10 @@ extension BucketBackend {
 
     /// A PUT body stored as the file `path` by `S3Store.write`, which replaces the file only once every byte is in
     /// (and matches the client's `Content-Digest`): a body cut short or refused stores nothing.
-    func writer(_ path: StoragePath, existed: Bool, maxSize: Int64, expectedSHA256: [UInt8]?) throws(StoreFailure) -> any HTTPBodyReceiver {
+    func writer(_ path: StoragePath, existed: Bool, length: Int64?, maxSize: Int64, expectedSHA256: [UInt8]?) throws(StoreFailure) -> any HTTPBodyReceiver {
         let store = store, key = Self.key(path)
         return BucketIntake(executor: executor, maxSize: maxSize, job: { body in
-            try await store.write(key, body: body, expectedSHA256: expectedSHA256, keepingProperties: existed)
+            try await store.write(key, body: body, length: length, expectedSHA256: expectedSHA256, keepingProperties: existed)
         }, respond: { outcome in
             switch outcome {
             case let .success(entry):

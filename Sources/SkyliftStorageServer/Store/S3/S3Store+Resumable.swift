@@ -120,6 +120,8 @@ extension S3Store {
             throw S3StoreError(operation: "append", path: upload.path, status: 409, reason: .wrongOffset(current: state.offset))
         }
         var tail = try await tailBytes(upload, state)
+        // One part's storage, kept from part to part (growing it by appends would copy it a dozen times).
+        tail.reserveCapacity(upload.partSize)
         var parts = state.parts.count
         let running = runningDigest(id, covering: state.partBytes)
         var chunks = body.makeAsyncIterator()
@@ -139,7 +141,7 @@ extension S3Store {
                     try await uploadPart(upload, number: parts + 1, tail)
                     tail.withUnsafeBytes { running?.update($0) }
                     parts += 1
-                    tail = []
+                    tail.removeAll(keepingCapacity: true)
                 }
             }
         } catch {

@@ -49,6 +49,14 @@ struct PartReader<Iterator: AsyncIteratorProtocol> where Iterator.Element == [UI
     /// The next `size` bytes, fewer only at the end. Looks one chunk ahead, so `finished` is exact afterwards.
     mutating func next(size: Int) async throws -> [UInt8] {
         var part: [UInt8] = []
+        try await next(size: size, into: &part)
+        return part
+    }
+
+    /// Fills `part` (emptied first, its storage kept) with the next `size` bytes, fewer only at the end. Reusing one
+    /// part's storage spares the kernel zeroing fresh pages for every part.
+    mutating func next(size: Int, into part: inout [UInt8]) async throws {
+        part.removeAll(keepingCapacity: true)
         part.reserveCapacity(size)
         while part.count < size {
             if isDrained { try await pull() }
@@ -58,7 +66,6 @@ struct PartReader<Iterator: AsyncIteratorProtocol> where Iterator.Element == [UI
             used += take
         }
         if isDrained { try await pull() }
-        return part
     }
 
     /// Takes the next non-empty chunk into `carry`, or marks the end.
@@ -76,14 +83,21 @@ extension S3Store {
     /// (``sha256Field``). When `expectedSHA256` is given and the bytes do not have it, nothing is stored and the
     /// old file stays (`digestMismatch`). A body up to ``partSize`` goes up in one PUT; a longer one as a multipart
     /// upload to a staging key whose state object (``S3StoreUpload``) is in the bucket, then copied into place on
-    /// the service. At most one part is held in memory. With `keepingProperties`, the properties of the file
+    /// the service. At most one part is held in memory; none when `length` says beforehand that the body is longer
+    /// than a part: then each part is sent while it arrives, unsigned (`UNSIGNED-PAYLOAD`, guarded in flight by the
+    /// connection), and a part that fails ends the write. With `keepingProperties`, the properties of the file
     /// replaced (``propertiesField``) are carried into the new one, as a folder store's PUT keeps them.
     @discardableResult
-    public func write<Body: AsyncSequence>(_ path: String, body: Body, expectedSHA256: [UInt8]? = nil, contentType: String? = nil,
-                                           keepingProperties: Bool = false) async throws -> S3StoreEntry where Body.Element == [UInt8] {
+    public func write<Body: AsyncSequence>(_ path: String, body: Body, length: Int64? = nil, expectedSHA256: [UInt8]? = nil,
+                                           contentType: String? = nil, keepingProperties: Bool = false) async throws -> S3StoreEntry
+    where Body.Element == [UInt8] {
         let path = try Self.checked(path, operation: "write")
         guard !path.isEmpty else { throw S3StoreError(operation: "write", path: path, reason: .invalidPath) }
         let type = contentType ?? MediaType.forPath(path)
+        if let length, length > Int64(partSize) {
+            return try await writeStreaming(path, body: body, length: length, expectedSHA256: expectedSHA256, contentType: type,
+                                            keepingProperties: keepingProperties)
+        }
         var reader = PartReader(body.makeAsyncIterator())
         let first = try await reader.next(size: partSize)
         guard reader.finished else {
@@ -126,24 +140,31 @@ extension S3Store {
                 parts.append(S3Part(number: parts.count + 1, etag: etag, size: Int64(part.count), checksumSHA256: sha256.base64String))
                 length += Int64(part.count)
                 if reader.finished { break }
-                // Let the sent part go before the next is gathered: one part in memory, not two.
-                part = []
-                part = try await reader.next(size: partSize)
+                // The sent part's storage takes the next: one part in memory, not two.
+                try await reader.next(size: partSize, into: &part)
             }
-            let sha256 = digest.finalize()
-            try Self.check(sha256, expected: expectedSHA256, path: path)
-            try await client.completeMultipartUpload(bucket: bucket, key: upload.stagingKey, uploadId: upload.uploadId, parts: parts)
-            let kept = keepingProperties ? await carriedProperties(path) : [:]
-            let etag = try await client.copyObject(bucket: bucket, from: upload.stagingKey, to: key(path), size: length,
-                                                   metadata: kept.merging([Self.sha256Field: sha256.hexString]) { $1 },
-                                                   contentType: contentType)
-            await discard(upload)
-            return S3StoreEntry(path: path, kind: .file, info: ContentInfo(length: length, contentType: contentType, etag: etag),
-                                sha256: sha256)
+            return try await place(upload, parts: parts, length: length, sha256: digest.finalize(), expectedSHA256: expectedSHA256,
+                                   contentType: contentType, keepingProperties: keepingProperties)
         } catch {
             await discard(upload)
             throw S3StoreError.wrapping(error, operation: "write", path: path)
         }
+    }
+
+    /// Completes the multipart upload of a write whose bytes hash to `sha256` and copies it into place with its
+    /// SHA-256 recorded (and the replaced file's properties, `keepingProperties`); nothing is placed when
+    /// `expectedSHA256` differs. The caller discards the upload when this throws.
+    func place(_ upload: S3StoreUpload, parts: [S3Part], length: Int64, sha256: [UInt8], expectedSHA256: [UInt8]?,
+               contentType: String, keepingProperties: Bool) async throws -> S3StoreEntry {
+        let path = upload.path
+        try Self.check(sha256, expected: expectedSHA256, path: path)
+        try await client.completeMultipartUpload(bucket: bucket, key: upload.stagingKey, uploadId: upload.uploadId, parts: parts)
+        let kept = keepingProperties ? await carriedProperties(path) : [:]
+        let etag = try await client.copyObject(bucket: bucket, from: upload.stagingKey, to: key(path), size: length,
+                                               metadata: kept.merging([Self.sha256Field: sha256.hexString]) { $1 },
+                                               contentType: contentType)
+        await discard(upload)
+        return S3StoreEntry(path: path, kind: .file, info: ContentInfo(length: length, contentType: contentType, etag: etag), sha256: sha256)
     }
 
     /// Starts the multipart upload of a write to `path` and records it in its state object.
