@@ -92,7 +92,7 @@ final class BucketRouter: HTTPHandler {
         h.add("DAV", "1, 2")
         h.add("Allow", Self.allowedMethods.joined(separator: ", "))
         h.add("Accept-Ranges", "bytes")
-        BucketTusUploads.advertise(into: &h, maxSize: tus.maxSize)
+        tus.advertise(into: &h)
         return HTTPResponse(status: 200, headers: h)
     }
 }

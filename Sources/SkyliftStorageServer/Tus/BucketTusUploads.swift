@@ -6,16 +6,16 @@ import Synchronization
 
 /// tus 1.0.0 uploads into a bucket: creation (POST to a folder under `/dav/`), creation-with-upload,
 /// creation-defer-length, termination, expiration and concatenation (`BucketTusUploads+Concat`), at
-/// `/uploads/<id>`.
+/// `/uploads/<id>`, and `checksum` (`BucketTusUploads+Checksum`) and `block-checksum` (`BucketTusUploads+Blocks`).
 ///
 /// An upload is an ``S3Store`` resumable write, whose state lives in the bucket (its whole parts, its tail, its
 /// record), so any instance serving the bucket continues, finishes or ends an upload any other began, and an
 /// instance killed mid-PATCH loses at most the part it was sending: the client's next HEAD, on any instance, gives
 /// the offset the bucket holds. The only state kept here is which uploads this instance's requests are writing
-/// (423 for a second one at once). `checksum` and `block-checksum` are not offered over a bucket (the folder store
-/// has them): an append stores parts as they fill, so it cannot take back a PATCH whose checksum fails.
+/// (423 for a second one at once).
 final class BucketTusUploads: Sendable {
-    static let extensions = "creation,creation-with-upload,creation-defer-length,termination,expiration," + TusProtocol.concatenationExtension
+    static let extensions = "creation,creation-with-upload,creation-defer-length,termination,checksum,expiration,"
+        + TusProtocol.concatenationExtension + "," + TusProtocol.blockChecksumExtension
 
     let backend: BucketBackend
     let resolver: PathResolver
@@ -34,11 +34,15 @@ final class BucketTusUploads: Sendable {
         self.maxSize = maxSize
     }
 
-    static func advertise(into h: inout HTTPHeaders, maxSize: Int64) {
+    /// The OPTIONS headers: a block of `block-checksum` is a part of the store's multipart writes.
+    func advertise(into h: inout HTTPHeaders) {
         h.add(TusProtocol.Header.resumable, TusUploads.version)
         h.add(TusProtocol.Header.versions, TusUploads.version)
-        h.add(TusProtocol.Header.extensions, extensions)
+        h.add(TusProtocol.Header.extensions, Self.extensions)
         h.add(TusProtocol.Header.maxSize, String(maxSize))
+        h.add(TusProtocol.Header.checksumAlgorithms, "sha1,sha256")
+        h.add(TusProtocol.Header.serverBlockSize, String(backend.store.partSize))
+        h.add(TusProtocol.Header.blockChecksumAlgorithms, BlockChecksumAlgorithm.allCases.map(\.rawValue).joined(separator: ","))
     }
 
     static func tus(_ status: Int, _ message: String? = nil, headers: HTTPHeaders = [:]) -> HTTPResponse {
@@ -55,7 +59,7 @@ final class BucketTusUploads: Sendable {
     func handle(_ request: HTTPRequest) -> HTTPHeadDecision {
         if request.method == "OPTIONS" {
             var h = HTTPHeaders()
-            Self.advertise(into: &h, maxSize: maxSize)
+            advertise(into: &h)
             return .respond(HTTPResponse(status: 204, headers: h))
         }
         if let refusal = TusUploads.versionRefusal(request) { return .respond(refusal) }
@@ -100,6 +104,7 @@ final class BucketTusUploads: Sendable {
         } else if state.upload.partial == true {
             h.add(TusProtocol.Concat.header, TusProtocol.Concat.partial.headerValue)
         }
+        addBlockHeaders(to: &h, state.upload)
         h.add("Cache-Control", "no-store")
         addExpires(to: &h, from: state.lastActive)
         return Self.tus(200, headers: h)
@@ -112,9 +117,6 @@ final class BucketTusUploads: Sendable {
         }
         guard let claimed = request.headers.integer(TusProtocol.Header.offset) else {
             return .respond(Self.tus(400, "PATCH needs a valid Upload-Offset"))
-        }
-        if request.headers[TusProtocol.Header.checksum] != nil {
-            return .respond(Self.tus(400, "Upload-Checksum is not offered on an S3 store (no checksum extension)"))
         }
         var state: S3StoreResumableState
         switch current(id) {
@@ -137,6 +139,7 @@ final class BucketTusUploads: Sendable {
                 state.upload.length = length
             }
         }
+        if state.upload.blockAlgorithm != nil { return patchBlocks(request, id: id, state: state, claimed: claimed) }
         guard claimed == state.offset else {
             return .respond(Self.tus(409, "Upload-Offset \(claimed) does not match the upload's offset \(state.offset)"))
         }
@@ -144,9 +147,15 @@ final class BucketTusUploads: Sendable {
     }
 
     /// Starts a body into upload `id` at `offset`, the caller holding its claim; once the body is in and the
-    /// upload has all its `length`, it is finished into place. `wrap` adapts the success answer (PATCH or POST).
-    private func receive(_ request: HTTPRequest, id: String, offset: Int64, length: Int64?,
-                         wrap: @escaping (HTTPResponse) -> HTTPResponse) -> HTTPHeadDecision {
+    /// upload has all its `length`, it is finished into place, unless it has `blocks` to be confirmed first (then
+    /// the answer carries their headers). `wrap` adapts the success answer (PATCH or POST). A body with
+    /// `Upload-Checksum` is checked whole before it is stored (`BucketTusUploads+Checksum`).
+    func receive(_ request: HTTPRequest, id: String, offset: Int64, length: Int64?, blocks: S3StoreUpload? = nil,
+                 wrap: @escaping (HTTPResponse) -> HTTPResponse) -> HTTPHeadDecision {
+        if request.headers[TusProtocol.Header.checksum] != nil, blocks?.blockAlgorithm == nil {
+            return receiveChecked(request, id: id, offset: offset, length: length, wrap: wrap)
+        }
+        let finishes = blocks?.blockAlgorithm == nil
         let limit = (length ?? maxSize) - offset
         if let bodyLength = request.contentLength, bodyLength > limit {
             return .respond(Self.tus(413, "body runs past the upload's length \(length ?? maxSize)"))
@@ -155,14 +164,15 @@ final class BucketTusUploads: Sendable {
         let intake = BucketIntake<Int64>(executor: backend.executor, maxSize: limit, job: { [self] body in
             defer { unclaim(id) }
             let reached = try await store.append(id, at: offset, body: body)
-            if let length, reached == length { try await store.finishResumable(id) }
+            if finishes, let length, reached == length { try await store.finishResumable(id) }
             return reached
         }, respond: { [self] outcome in
             switch outcome {
             case let .success(reached):
                 var h = HTTPHeaders()
                 h.add(TusProtocol.Header.offset, String(reached))
-                if reached != length { addExpires(to: &h, from: Date()) }
+                if reached != length || !finishes { addExpires(to: &h, from: Date()) }
+                if let blocks { addBlockHeaders(to: &h, blocks) }
                 return wrap(Self.tus(204, headers: h))
             case let .failure(error):
                 return Self.refusal(error, operation: "store")
@@ -185,12 +195,14 @@ final class BucketTusUploads: Sendable {
             case let .failure(refusal): return .respond(Self.tus(400, refusal.description))
             }
         }
-        if request.headers[TusProtocol.Header.blockChecksum] != nil {
-            return .respond(Self.tus(400, "Upload-Block-Checksum is not offered on an S3 store (no block-checksum extension)"))
-        }
         let length: Int64?
         switch declaredLength(request) {
         case let .value(l): length = l
+        case let .refused(response): return .respond(response)
+        }
+        let blocks: BlockChecksumAlgorithm?
+        switch blockChecksum(request, length: length) {
+        case let .value(b): blocks = b
         case let .refused(response): return .respond(response)
         }
         let metadata = request.headers[TusProtocol.Header.metadata] ?? ""
@@ -207,9 +219,9 @@ final class BucketTusUploads: Sendable {
             if let refusal = conflict(folder: folder, target: target) { return .respond(refusal) }
         }
         sweepNow()
-        let store = backend.store, key = BucketBackend.key(target), isPartial = partial
+        let store = backend.store, key = BucketBackend.key(target), isPartial = partial, checked = blocks
         let upload: S3StoreUpload
-        switch run("begin an upload of", { try await store.beginResumable(key, length: length, metadata: metadata, partial: isPartial) }) {
+        switch run("begin an upload of", { try await store.beginResumable(key, length: length, metadata: metadata, partial: isPartial, blocks: checked) }) {
         case let .value(u): upload = u
         case let .refused(response): return .respond(response)
         }
@@ -217,7 +229,7 @@ final class BucketTusUploads: Sendable {
         h.add("Location", "/uploads/\(upload.id)")
         let hasBody = (request.contentLength ?? 0) > 0 || request.headers["Transfer-Encoding"] != nil
         if hasBody, TusUploads.mediaType(request) == TusUploads.offsetContentType, claim(upload.id) {
-            return receive(request, id: upload.id, offset: 0, length: length, wrap: { r in
+            return receive(request, id: upload.id, offset: 0, length: length, blocks: upload, wrap: { r in
                 var created = r
                 created.status = r.status == 204 ? 201 : r.status
                 for f in h { created.headers.add(f.name, f.value) }
@@ -229,6 +241,7 @@ final class BucketTusUploads: Sendable {
         } else {
             addExpires(to: &h, from: Date())
         }
+        addBlockHeaders(to: &h, upload)
         h.add(TusProtocol.Header.offset, "0")
         return .respond(Self.tus(201, headers: h))
     }
@@ -302,7 +315,7 @@ final class BucketTusUploads: Sendable {
         state.lastActive.map { $0.addingTimeInterval(expiry) < Date() } ?? false
     }
 
-    private func addExpires(to h: inout HTTPHeaders, from lastActive: Date?) {
+    func addExpires(to h: inout HTTPHeaders, from lastActive: Date?) {
         guard let lastActive else { return }
         h.set(TusProtocol.Header.expires, HTTPDate.format(lastActive.addingTimeInterval(expiry)))
     }
@@ -336,7 +349,7 @@ final class BucketTusUploads: Sendable {
 
     /// The answer to a bucket operation that failed: 404 for an upload that is gone, 409 for a wrong offset or
     /// length, 504 when the bucket did not answer in time, else 502 naming what failed.
-    private static func refusal(_ error: any Error, operation: String) -> HTTPResponse {
+    static func refusal(_ error: any Error, operation: String) -> HTTPResponse {
         if error is BlockingExecutor.TimedOut { return tus(504, "the bucket did not answer in time to \(operation)") }
         guard let error = error as? S3StoreError else { return tus(502, "cannot \(operation) in the bucket: \(error)") }
         switch error.reason {

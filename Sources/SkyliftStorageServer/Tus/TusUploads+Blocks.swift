@@ -97,24 +97,45 @@ extension TusUploads {
         return finishIfConfirmed(upload, info: info, offset: offset)
     }
 
-    /// Starts rewriting a bad block; nil when `claimed` is not the start of one (an ordinary offset conflict).
-    private func repair(_ request: HTTPRequest, upload: TusUpload, info: TusUpload.Info, claimed: Int64) -> HTTPHeadDecision? {
-        guard let blockSize = info.blockSize, let length = info.length, claimed % blockSize == 0,
-              let index = Int(exactly: claimed / blockSize), info.badBlocks?.contains(index) == true else { return nil }
-        let algorithm = info.blockAlgorithm
+    /// A bad block sent again, as its PATCH names it: which block, its bytes' range and the checksum they must have.
+    struct ResentBlock {
+        let index: Int
+        let range: ByteRange
+        let expected: [UInt8]
+    }
+
+    /// Reads a PATCH at `claimed` as a bad block sent again (either store): nil when `claimed` is not the start of a
+    /// bad block (an ordinary offset conflict), the refusal when the request lacks the block's `Upload-Checksum` or
+    /// does not carry the whole block.
+    static func resentBlock(_ request: HTTPRequest, claimed: Int64, length: Int64, blockSize: Int64, bad: [Int]?,
+                            algorithm: BlockChecksumAlgorithm) -> Checked<ResentBlock>? {
+        guard blockSize > 0, claimed % blockSize == 0, let index = Int(exactly: claimed / blockSize), bad?.contains(index) == true else { return nil }
         guard let header = request.headers[Header.checksum], case let .success(sum) = TusProtocol.parseChecksum(header),
               sum.algorithm == algorithm.rawValue else {
-            return .respond(Self.tusResponse(400, "a block sent again needs Upload-Checksum: \(algorithm.rawValue)"))
+            return .refused(Self.tusResponse(400, "a block sent again needs Upload-Checksum: \(algorithm.rawValue)"))
         }
         let range = TusProtocol.blockRange(index, length: length, blockSize: blockSize)
         guard request.contentLength == range.length else {
-            return .respond(Self.tusResponse(400, "block \(index) is sent again whole: Content-Length \(range.length)"))
+            return .refused(Self.tusResponse(400, "block \(index) is sent again whole: Content-Length \(range.length)"))
         }
+        return .value(ResentBlock(index: index, range: range, expected: sum.digest))
+    }
+
+    /// Starts rewriting a bad block; nil when `claimed` is not the start of one (an ordinary offset conflict).
+    private func repair(_ request: HTTPRequest, upload: TusUpload, info: TusUpload.Info, claimed: Int64) -> HTTPHeadDecision? {
+        guard let blockSize = info.blockSize, let length = info.length else { return nil }
+        let resent: ResentBlock
+        switch Self.resentBlock(request, claimed: claimed, length: length, blockSize: blockSize, bad: info.badBlocks, algorithm: info.blockAlgorithm) {
+        case nil: return nil
+        case let .refused(response)?: return .respond(response)
+        case let .value(block)?: resent = block
+        }
+        let index = resent.index, range = resent.range
         // The block's bytes change under the whole file's running digest: completion reads the file instead.
         streamed.drop(upload.id)
         do {
             let receiver = try TusRepairReceiver(
-                upload: upload, info: info, index: index, range: range, expected: sum.digest,
+                upload: upload, info: info, index: index, range: range, expected: resent.expected,
                 done: { [self] good in
                     guard good else { return Self.tusResponse(TusProtocol.checksumMismatchStatus, "checksum mismatch: block \(index) stays bad") }
                     guard var now = upload.loadInfo(), let offset = upload.offset(now) else { return Self.tusResponse(404, "no such upload") }

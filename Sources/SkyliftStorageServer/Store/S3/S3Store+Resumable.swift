@@ -39,12 +39,14 @@ extension S3Store {
     /// `metadata` is kept with the write, as it came (tus `Upload-Metadata`).
     /// With `partial`, the write is a piece of a file to be joined (``concatenate(_:into:contentType:metadata:limit:)``);
     /// `path` then names where it was begun (the folder), and may be the root.
+    /// With `blocks` (tus `block-checksum`, which needs a `length`), every part's checksum is kept as it is stored,
+    /// for the client to confirm (``blockDigests(_:_:)``, ``recordConfirmation(_:confirmed:bad:)``).
     public func beginResumable(_ path: String, length: Int64?, contentType: String? = nil, metadata: String? = nil,
-                               partial: Bool = false) async throws -> S3StoreUpload {
+                               partial: Bool = false, blocks: BlockChecksumAlgorithm? = nil) async throws -> S3StoreUpload {
         let path = try Self.checked(path, operation: "write")
         guard partial || !path.isEmpty, (length ?? 0) >= 0 else { throw S3StoreError(operation: "write", path: path, reason: .invalidPath) }
         return try await beginUpload(path, contentType: contentType ?? MediaType.forPath(path), length: length, metadata: metadata,
-                                     partial: partial)
+                                     partial: partial, blocks: length == nil || length == 0 ? nil : blocks)
     }
 
     /// Gives resumable write `id`, begun without a length, its length: `length` must not be below where it
@@ -139,6 +141,7 @@ extension S3Store {
                     used += take
                     guard tail.count == upload.partSize else { continue }
                     try await uploadPart(upload, number: parts + 1, tail)
+                    if let algorithm = upload.blockAlgorithm { try await recordBlock(upload, index: parts, tail, algorithm) }
                     tail.withUnsafeBytes { running?.update($0) }
                     parts += 1
                     tail.removeAll(keepingCapacity: true)
@@ -247,7 +250,7 @@ extension S3Store {
     // MARK: Parts and tails
 
     @discardableResult
-    private func uploadPart(_ upload: S3StoreUpload, number: Int, _ bytes: [UInt8]) async throws -> S3Part {
+    func uploadPart(_ upload: S3StoreUpload, number: Int, _ bytes: [UInt8]) async throws -> S3Part {
         let sha256 = Digest.hash(.sha256, bytes)
         let etag = try await client.uploadPart(bucket: bucket, key: upload.stagingKey, uploadId: upload.uploadId,
                                                number: number, body: .bytes(bytes), sha256: sha256)
@@ -273,7 +276,7 @@ extension S3Store {
     }
 
     /// The tail's bytes as `state` measured them (none when it has no tail).
-    private func tailBytes(_ upload: S3StoreUpload, _ state: S3StoreResumableState) async throws -> [UInt8] {
+    func tailBytes(_ upload: S3StoreUpload, _ state: S3StoreResumableState) async throws -> [UInt8] {
         guard state.tailLength > 0 else { return [] }
         do {
             let bytes = try await client.getObject(bucket: bucket, key: systemKey("tails/" + upload.id)).collect(upTo: upload.partSize)

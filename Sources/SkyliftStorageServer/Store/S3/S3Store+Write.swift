@@ -5,7 +5,7 @@ import SkyliftS3
 
 /// An unfinished multipart write of an ``S3Store``, as its state object in the bucket records it
 /// (`<prefix>.skylift/uploads/<id>`): any instance finds it (``S3Store/pendingUploads()``) and can abort it
-/// (``S3Store/abort(_:)``). A resumable write (``S3Store/beginResumable(_:length:contentType:metadata:partial:)``) can also be
+/// (``S3Store/abort(_:)``). A resumable write (``S3Store/beginResumable(_:length:contentType:metadata:partial:blocks:)``) can also be
 /// continued and finished by any instance.
 public struct S3StoreUpload: Sendable, Hashable, Codable {
     /// The upload's own name, also the last component of its state object's and its staging object's keys.
@@ -31,6 +31,16 @@ public struct S3StoreUpload: Sendable, Hashable, Codable {
     public var joined: [String]?
     /// Set once the write is complete (a finished partial, a joined file): its length.
     public var completedLength: Int64?
+    /// tus `block-checksum`: the checksum (a `BlockChecksumAlgorithm` name) of every block, a block being a part;
+    /// each whole part's is kept beside it (`.skylift/blocks/<id>/<index>`), the tail's is taken when asked.
+    public var blockChecksum: String?
+    /// `block-checksum`: blocks the client has confirmed, from the first on.
+    public var confirmedBlocks: Int?
+    /// `block-checksum`: blocks whose checksum the client's did not match, to be sent again.
+    public var badBlocks: [Int]?
+
+    /// The block checksum, when the write has one.
+    public var blockAlgorithm: BlockChecksumAlgorithm? { blockChecksum.flatMap(BlockChecksumAlgorithm.init(rawValue:)) }
 }
 
 /// Reads a body in parts of a given size, however its chunks are cut, and knows when it has ended.
@@ -169,7 +179,7 @@ extension S3Store {
 
     /// Starts the multipart upload of a write to `path` and records it in its state object.
     func beginUpload(_ path: String, contentType: String, length: Int64? = nil, metadata: String? = nil,
-                     partial: Bool = false) async throws -> S3StoreUpload {
+                     partial: Bool = false, blocks: BlockChecksumAlgorithm? = nil) async throws -> S3StoreUpload {
         let id = UUID().uuidString.lowercased()
         let staging = systemKey("staging/" + id)
         let upload: S3StoreUpload
@@ -177,7 +187,8 @@ extension S3Store {
             let uploadId = try await client.createMultipartUpload(bucket: bucket, key: staging, contentType: contentType)
             upload = S3StoreUpload(id: id, path: path, stagingKey: staging, uploadId: uploadId, partSize: partSize,
                                    length: length, contentType: length == nil ? nil : contentType, metadata: metadata,
-                                   partial: partial ? true : nil)
+                                   partial: partial ? true : nil, blockChecksum: blocks?.rawValue,
+                                   confirmedBlocks: blocks == nil ? nil : 0, badBlocks: blocks == nil ? nil : [])
         } catch {
             throw S3StoreError.wrapping(error, operation: "write", path: path)
         }
@@ -206,6 +217,7 @@ extension S3Store {
         try? await client.deleteObject(bucket: bucket, key: upload.stagingKey)
         try? await client.deleteObject(bucket: bucket, key: systemKey("tails/" + upload.id))
         try? await client.deleteObject(bucket: bucket, key: systemKey("uploads/" + upload.id))
+        if upload.blockChecksum != nil { await discardBlockDigests(upload) }
     }
 
     /// Aborts the unfinished write `upload` (of any instance) and removes what it left in the bucket.
