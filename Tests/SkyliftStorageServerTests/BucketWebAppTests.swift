@@ -128,7 +128,9 @@ import TestProbes
     }
 
     /// Thumbnails of a bucket's images, made once (the image read into an unlinked file, gone after) and kept in the
-    /// instance's cache folder; 304 for a current copy; videos 501.
+    /// instance's cache folder; 304 for a current copy. Poster frames of videos: of a short one read whole, and of one
+    /// past twice ``BucketThumbnails/videoEnds`` with its index at the end, from its two ends only. The timeline
+    /// dates a photo with EXIF by it.
     @Test func imagesGetThumbnailsFromALocalCache() async throws {
         let store = try await StoreBucket.make(.rgw)
         let scratch = try TempFolder("bucket-thumbs")
@@ -136,7 +138,21 @@ import TestProbes
         try TestMedia.still(still, width: 600, height: 300)
         let bytes = [UInt8](try Data(contentsOf: still))
         try await store.write("photos/wide.jpg", body: AsyncStream { $0.yield(bytes); $0.finish() })
-        try await store.write("photos/clip.mp4", body: AsyncStream { $0.yield([1, 2, 3]); $0.finish() })
+        try await store.write("photos/junk.mp4", body: AsyncStream { $0.yield([1, 2, 3]); $0.finish() })
+        let dated = scratch.url.appendingPathComponent("dated.jpg")
+        try TestMedia.still(dated, width: 64, height: 64)
+        try TestMedia.addEXIF(dated, taken: "2019:07:04 12:00:00")
+        let datedBytes = [UInt8](try Data(contentsOf: dated))
+        try await store.write("photos/dated.jpg", body: AsyncStream { $0.yield(datedBytes); $0.finish() })
+        for (name, large) in [("clip.mp4", false), ("long.mov", true)] {
+            let video = scratch.url.appendingPathComponent(name)
+            if large { try TestMedia.rawVideo(video, width: 640, height: 480, seconds: 3) } else {
+                try TestMedia.video(video, width: 320, height: 240, seconds: 2)
+            }
+            let bytes = [UInt8](try Data(contentsOf: video))
+            #expect(!large || Int64(bytes.count) > 2 * BucketThumbnails.videoEnds, "\(bytes.count)")
+            try await store.write("photos/" + name, body: AsyncStream { $0.yield(bytes); $0.finish() })
+        }
         var configuration = StorageConfiguration(root: URL(fileURLWithPath: "/nonexistent"), token: ServerFixture.token)
         configuration.bucket = store
         configuration.thumbnailFolder = scratch.url.appendingPathComponent("thumbs")
@@ -154,7 +170,18 @@ import TestProbes
         let left = try FileManager.default.contentsOfDirectory(atPath: scratch.url.appendingPathComponent("thumbs").path)
         #expect(!left.contains { $0.hasPrefix(".download-") }, "\(left)")
         #expect(try Curl.run([server.baseURL + "/dav/photos/wide.jpg?thumb=256"]).body == made.body)
-        #expect(try Curl.run([server.baseURL + "/dav/photos/clip.mp4?thumb=256"]).status == 501)
+        for name in ["clip.mp4", "long.mov"] {
+            let poster = try Curl.run([server.baseURL + "/dav/photos/\(name)?thumb=256"])
+            #expect(poster.status == 200 && poster.header("Content-Type") == "image/jpeg", "\(name): \(poster.status) \(poster.text.prefix(200))")
+            let frame = try #require(TestMedia.jpegSize(poster.body))
+            #expect(frame.width == 256 && frame.height == 192, "\(name): \(frame)")
+        }
+        #expect(try Curl.run([server.baseURL + "/dav/photos/junk.mp4?thumb=256"]).status == 415)
+        // The timeline dates a photo by its EXIF (read from its head), the others by when they were stored.
+        let timeline = try Curl.run([server.baseURL + "/dav/photos/?timeline"])
+        #expect(timeline.status == 200 && timeline.text.contains(#""taken":"2019-07-04T12:00:00Z""#), "\(timeline.text)")
+        let year = Calendar(identifier: .gregorian).component(.year, from: Date())
+        #expect(timeline.text.components(separatedBy: #""taken":"\#(year)-"#).count == 5, "\(timeline.text)")
         #expect(try Curl.run([server.baseURL + "/dav/photos/missing.jpg?thumb=256"]).status == 404)
         #expect(try Curl.run([server.baseURL + "/dav/photos/wide.jpg?thumb=100"]).status == 400)
     }

@@ -30,6 +30,13 @@ public enum TestMedia {
                     "-c:v", "libx264", "-pix_fmt", "yuv420p", "-movflags", "+faststart", url.path])
     }
 
+    /// A large test-pattern video made fast: uncompressed frames in a QuickTime file (about 610 KB a frame at
+    /// 640×480), its index (`moov`) written at the end, as cameras and ffmpeg do by default.
+    public static func rawVideo(_ url: URL, width: Int, height: Int, seconds: Double) throws {
+        try ffmpeg(["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=\(width)x\(height):rate=25:duration=\(seconds)",
+                    "-c:v", "rawvideo", "-pix_fmt", "uyvy422", "-f", "mov", url.path])
+    }
+
     private static func ffmpeg(_ args: [String]) throws {
         let (status, _) = try runForOutput(try TestPrograms.path("ffmpeg"), args)
         guard status == 0 else { throw Failure(description: "ffmpeg \(args.joined(separator: " ")) exited \(status)") }

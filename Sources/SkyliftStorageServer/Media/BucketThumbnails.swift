@@ -9,7 +9,9 @@ import Synchronization
 /// folder store and kept in a local cache folder, keyed by the SHA-256 the object's metadata records (else by its
 /// ETag), so a gallery asks the bucket for nothing but the listing once the thumbnails are made. To make one, the
 /// image (at most ``largestImage`` bytes) is read into an unlinked file in the cache folder, which is gone when the
-/// thumbnail is made. Poster frames of videos are not made over a bucket (a video would be read whole): 501.
+/// thumbnail is made. A video's poster frame is taken from its first and last ``videoEnds`` bytes only, in a sparse
+/// file of the video's length: the frame about a second in lies near the start, and an MP4 or MOV keeps its index
+/// at one end or the other, so a video of gigabytes costs two ranged reads, not a read of it all.
 final class BucketThumbnails: Sendable {
     let folder: String?
     let backend: BucketBackend
@@ -19,6 +21,11 @@ final class BucketThumbnails: Sendable {
     private let started = Mutex<Thumbnailer??>(nil)
     /// The largest image read to make a thumbnail.
     static let largestImage: Int64 = 64 << 20
+    /// Bytes read from each end of a video for its poster frame (all of a video up to twice this).
+    static let videoEnds: Int64 = 16 << 20
+    /// Capture dates of photos already read (see `BucketThumbnails+Dates`), by path, ETag and size; nil inside: read,
+    /// and no date in it.
+    let dates = BoundedMemo<String, Date?>(capacity: TakenDates.maxEntries)
 
     init(backend: BucketBackend, configuration: StorageConfiguration) {
         self.backend = backend
@@ -31,7 +38,7 @@ final class BucketThumbnails: Sendable {
         }
     }
 
-    private var maker: Thumbnailer? {
+    var maker: Thumbnailer? {
         started.withLock { started in
             if let tried = started { return tried }
             let maker = options.flatMap { try? Thumbnailer(options: $0) }
@@ -56,34 +63,37 @@ final class BucketThumbnails: Sendable {
             item = found
         } catch { return error.response }
         guard !item.isFolder else { return .text(400, "not a file: \(path.relative)") }
-        switch MediaKind(name: path.name) {
-        case nil: return .text(415, "not an image or video: \(path.relative)")
-        case .video?: return .text(501, "poster frames of videos are not made over an S3 store: \(path.relative)")
-        case .image?: break
-        }
+        guard let kind = MediaKind(name: path.name) else { return .text(415, "not an image or video: \(path.relative)") }
         let key = item.sha256.map { "sha256:" + $0.hexString } ?? "etag:" + (item.etag ?? "") + ":\(item.size)"
         let tag = maker.tag(key: key, size: size)
         let etag = "\"t\(tag)\""
         if let current = MediaViews.notModified(request, etag: etag) { return current }
         if let thumb = maker.cached(tag: tag) { return MediaViews.answer(thumb, etag: etag) }
-        guard item.size <= Self.largestImage else {
+        guard kind == .video || item.size <= Self.largestImage else {
             return .text(413, "\(path.relative) is larger than the \(Self.largestImage >> 20) MiB read for a thumbnail")
         }
         let fd: FileDescriptor
-        switch download(path, item, into: folder) {
+        switch download(path, item, ranges: Self.ranges(kind, size: item.size), into: folder) {
         case let .value(opened): fd = opened
         case let .refused(response): return response
         }
         defer { fd.close() }
-        switch maker.thumbnail(of: fd, kind: .image, key: key, size: size) {
+        switch maker.thumbnail(of: fd, kind: kind, key: key, size: size) {
         case let .success(thumb): return MediaViews.answer(thumb, etag: etag)
         case let .failure(error):
             return .text(MediaViews.status(of: error), "no thumbnail of \(path.relative): \(error)", headers: ["Cache-Control": "no-store"])
         }
     }
 
-    /// The object's bytes (the version `item` describes) in an unlinked file of the cache folder, open for reading.
-    private func download(_ path: StoragePath, _ item: StoredItem, into folder: String) -> Checked<FileDescriptor> {
+    /// What of a file of `size` bytes is read for its thumbnail: all of an image; all of a short video, else its two ends.
+    static func ranges(_ kind: MediaKind, size: Int64) -> [ByteRange] {
+        guard kind == .video, size > 2 * videoEnds else { return [ByteRange(offset: 0, length: size)] }
+        return [ByteRange(offset: 0, length: videoEnds), ByteRange(offset: size - videoEnds, length: videoEnds)]
+    }
+
+    /// The object's `ranges` (of the version `item` describes) at their offsets in an unlinked file of the cache
+    /// folder as long as the object (sparse between them), open for reading.
+    func download(_ path: StoragePath, _ item: StoredItem, ranges: [ByteRange], into folder: String) -> Checked<FileDescriptor> {
         let name = folder + "/.download-" + UUID().uuidString
         let fd: FileDescriptor
         do { fd = try FileDescriptor.open(name, .readWrite, options: [.create, .exclusive, .noFollow]) } catch {
@@ -92,18 +102,26 @@ final class BucketThumbnails: Sendable {
         // Nothing is left behind, whatever happens next: the file lives on only through the descriptor.
         FileSystem.unlink(name)
         let store = backend.store, key = BucketBackend.key(path), etag = item.etag
+        do { try fd.setLength(item.size, path: name) } catch {
+            fd.close()
+            return .refused(.text(503, "cannot make a thumbnail of \(path.relative): the cache folder takes no file of \(item.size) bytes"))
+        }
         do {
             let written = try backend.wait("read", path) { () async throws -> Int64 in
-                let response = try await store.read(key, ifMatch: etag)
-                var offset: Int64 = 0
-                for try await chunk in response.body {
-                    try chunk.withUnsafeBytes { try fd.writeAll($0, at: offset, path: name) }
-                    offset += Int64(chunk.count)
-                    if offset > Self.largestImage { break }
+                var total: Int64 = 0
+                for range in ranges where range.length > 0 {
+                    let response = try await store.read(key, range: range, ifMatch: etag)
+                    var offset = range.offset
+                    for try await chunk in response.body {
+                        guard offset - range.offset + Int64(chunk.count) <= range.length else { return -1 }
+                        try chunk.withUnsafeBytes { try fd.writeAll($0, at: offset, path: name) }
+                        offset += Int64(chunk.count)
+                    }
+                    total += offset - range.offset
                 }
-                return offset
+                return total
             }
-            guard written == item.size else {
+            guard written == ranges.reduce(0, { $0 + $1.length }) else {
                 fd.close()
                 return .refused(.text(502, "\(path.relative) changed while it was read for a thumbnail"))
             }

@@ -4,8 +4,8 @@ import SkyliftWebApp
 
 /// The web app's reads over a bucket: `?list` and `?zip` of a folder, `?thumb=` of an image, and read-only share
 /// links at `/s/<link>/…` (the shared file, or the shared folder's browse page, `?list`, `?zip`, thumbnails and
-/// files with ranges), `?search=`, and `?timeline` (photos dated by when they were stored: reading each one's EXIF
-/// date would take a request per photo per page).
+/// files with ranges), `?search=`, and `?timeline` (photos dated by their EXIF, read once per version and instance;
+/// videos and photos without one by when they were stored).
 extension BucketRouter {
     /// The answer to a GET or HEAD with a query; nil for a plain one.
     func view(_ request: HTTPRequest, _ target: StoragePath) -> HTTPResponse? {
@@ -27,10 +27,10 @@ extension BucketRouter {
         if search { return FolderSearch.respond(query, folder: target) { path, _ in try? backend.members(of: path) } }
         if timeline {
             guard let parsed = ViewQuery(query) else { return .text(400, "malformed query") }
-            // A photo's EXIF date would take a read of every photo per walk: over a bucket, files are dated by when
-            // they were stored.
-            return Timeline(tree: { path, _ in try? backend.members(of: path) }, taken: { member, _ in
-                FileTime(seconds: Int64(member.item.lastModified?.timeIntervalSince1970 ?? 0), nanoseconds: 0)
+            let thumbnails = thumbnails
+            return Timeline(tree: { path, _ in try? backend.members(of: path) }, taken: { member, kind in
+                let date = (kind == .image ? thumbnails.takenDate(member) : nil) ?? member.item.lastModified
+                return FileTime(seconds: Int64(date?.timeIntervalSince1970 ?? 0), nanoseconds: 0)
             }).respond(parsed, path: target)
         }
         switch ZipSelection.parse(query: query) {
