@@ -21,6 +21,11 @@ public struct HTTPResponseBody: AsyncSequence, Sendable {
     /// Aborts the transfer; later iteration throws `HTTPClientError.cancelled`.
     public func cancel() { lifetime.channel.cancel() }
 
+    /// Gives back a chunk this body handed out, once the caller holds no other reference to it: the transfer's
+    /// next bytes are written into its storage instead of into fresh memory, which the kernel would have to fault
+    /// in and zero page by page. Optional; a chunk still shared elsewhere is simply not reused.
+    public func recycle(_ chunk: consuming [UInt8]) { lifetime.channel.recycle(chunk) }
+
     public func makeAsyncIterator() -> Iterator { Iterator(lifetime: lifetime) }
 
     public struct Iterator: AsyncIteratorProtocol {

@@ -23,6 +23,9 @@ package final class ResponseChannel: @unchecked Sendable {
     private var failure: HTTPClientError?
     private var cancelled = false
     private var cancelHandler: (@Sendable () -> Void)?
+    /// Chunks the consumer gave back (``recycle(_:)``), emptied, for `push` to fill before allocating.
+    private var spare: [[UInt8]] = []
+    private static let maxSpare = 4
 
     /// Small writes are appended to the last buffered chunk up to this size, so the consumer sees few
     /// large chunks rather than one per socket read.
@@ -85,7 +88,7 @@ package final class ResponseChannel: @unchecked Sendable {
         if chunks.count > firstChunk, chunks[chunks.count - 1].count + bytes.count <= Self.chunkSize {
             chunks[chunks.count - 1].append(contentsOf: bytes)
         } else {
-            var chunk: [UInt8] = []
+            var chunk = spare.popLast() ?? []
             chunk.reserveCapacity(max(Self.chunkSize, bytes.count))
             chunk.append(contentsOf: bytes)
             chunks.append(chunk)
@@ -95,6 +98,17 @@ package final class ResponseChannel: @unchecked Sendable {
         condition.unlock()
         handOff?.waiter.resume(returning: handOff?.chunk)
         return true
+    }
+
+    /// Keeps `chunk`'s storage for a later `push` (at most ``maxSpare`` of them).
+    package func recycle(_ chunk: consuming [UInt8]) {
+        var chunk = chunk
+        guard chunk.capacity >= Self.chunkSize else { return }
+        // Emptied here, outside the lock: when the caller kept no other reference this keeps the storage as it is.
+        chunk.removeAll(keepingCapacity: true)
+        condition.lock()
+        if spare.count < Self.maxSpare && !finished { spare.append(chunk) }
+        condition.unlock()
     }
 
     /// Wakes a waiting consumer with whatever is buffered.

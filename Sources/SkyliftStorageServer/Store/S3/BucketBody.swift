@@ -1,4 +1,5 @@
 import SkyliftCore
+import SkyliftHTTPClient
 import SkyliftHTTPServer
 import Synchronization
 
@@ -19,6 +20,8 @@ final class BucketBody: HTTPEventBodyProducer, @unchecked Sendable {
         var room: CheckedContinuation<Void, Never>?
         var task: Task<Void, Never>?
         var closed = false
+        /// The GET's body, to give spent chunks back to (their storage takes the next bytes).
+        var source: HTTPResponseBody?
     }
 
     private let file: BucketFile
@@ -34,25 +37,31 @@ final class BucketBody: HTTPEventBodyProducer, @unchecked Sendable {
 
     func produce(into buffer: UnsafeMutableRawBufferPointer, at position: Int64, wake: HTTPWake) -> HTTPProduceResult {
         if position >= range.length { return .end }
-        let (result, room, start) = state.withLock { s -> (HTTPProduceResult, CheckedContinuation<Void, Never>?, Bool) in
+        var spent: [[UInt8]] = []
+        let (result, room, start, source) = state.withLock { s -> (HTTPProduceResult, CheckedContinuation<Void, Never>?, Bool, HTTPResponseBody?) in
             let start = s.task == nil && !s.closed
             var n = 0
-            while n < buffer.count, let chunk = s.chunks.first {
-                let take = min(buffer.count - n, chunk.count - s.used)
-                chunk.withUnsafeBytes { buffer.baseAddress!.advanced(by: n).copyMemory(from: $0.baseAddress! + s.used, byteCount: take) }
+            while n < buffer.count, !s.chunks.isEmpty {
+                let used = s.used
+                let take = s.chunks[0].withUnsafeBytes { chunk in
+                    let take = min(buffer.count - n, chunk.count - used)
+                    buffer.baseAddress!.advanced(by: n).copyMemory(from: chunk.baseAddress! + used, byteCount: take)
+                    return take
+                }
                 n += take
                 s.used += take
-                if s.used == chunk.count { s.chunks.removeFirst(); s.used = 0 }
+                if s.used == s.chunks[0].count { spent.append(s.chunks.removeFirst()); s.used = 0 }
             }
             s.bytes -= n
             var room: CheckedContinuation<Void, Never>?
             if s.bytes < Self.limit { room = s.room; s.room = nil }
-            if n > 0 { return (.bytes(n), room, start) }
+            if n > 0 { return (.bytes(n), room, start, s.source) }
             // A body that ends short of the range, or fails, ends the answer short.
-            if s.failed || s.ended { return (.failed, room, start) }
+            if s.failed || s.ended { return (.failed, room, start, s.source) }
             s.wake = wake
-            return (.pending, room, start)
+            return (.pending, room, start, s.source)
         }
+        while let chunk = spent.popLast() { source?.recycle(chunk) }
         room?.resume()
         if start { begin() }
         return result
@@ -65,6 +74,7 @@ final class BucketBody: HTTPEventBodyProducer, @unchecked Sendable {
             do {
                 let response = try await backend.store.read(path, range: range, ifMatch: etag)
                 guard response.status == 200 || response.status == 206 else { throw CancellationError() }
+                state.withLock { $0.source = response.body }
                 for try await chunk in response.body {
                     await waitForRoom()
                     if Task.isCancelled { response.body.cancel(); return }
