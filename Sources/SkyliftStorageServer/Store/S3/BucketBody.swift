@@ -28,7 +28,7 @@ final class BucketBody: HTTPEventBodyProducer, @unchecked Sendable {
     private let range: ByteRange
     private let state = Mutex(State())
     /// Most bytes read ahead of the client.
-    static let limit = 2 << 20
+    static let limit = 1 << 20
 
     init(file: BucketFile, range: ByteRange) {
         self.file = file

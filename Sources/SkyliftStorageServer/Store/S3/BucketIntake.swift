@@ -8,7 +8,7 @@ import SkyliftSystem
 /// than the client, the channel fills and the connection pauses, so a body holds at most the channel and what the
 /// job keeps (one part) in memory. The answer is made from the job's outcome once it has ended.
 final class BucketIntake<Value: Sendable>: HTTPPacedBodyReceiver {
-    private let channel = BodyChannel(limit: 256 << 10)
+    private let channel = BodyChannel(limit: 128 << 10)
     /// The job's outcome, set once when it ends.
     private let outcome = Rendezvous<Value>()
     private let maxSize: Int64

@@ -3,7 +3,7 @@ import SkyliftS3
 
 extension S3Store {
     /// Bytes held between a streamed write's body and the part being sent (``PartPump``).
-    static let pumpLimit = 256 << 10
+    static let pumpLimit = 128 << 10
 
     /// Why a streamed write's body was refused: it held more or fewer bytes than it announced.
     struct BodyLengthMismatch: Error, CustomStringConvertible {
