@@ -126,5 +126,13 @@ import TestProbes
         #expect(done.status == 204, "\(done.status) \(done.text)")
         #expect(try Curl.run([server.baseURL + "/dav/sha.bin"]).body == data)
         #expect(try await store.stat("sha.bin")?.sha256 == Digest.hash(.sha256, data))
+
+        // Data of a block-checksum upload is checked by block: an Upload-Checksum with it is refused, not ignored.
+        let small = randomBytes(10)
+        let both = try Curl.run(["-X", "POST"] + BucketTusTests.tus + BucketTusTests.patchType
+            + ["-H", "Upload-Length: 10", "-H", "Upload-Metadata: \(BucketTusTests.metadata([("filename", "both.bin")]))",
+               "-H", "Upload-Block-Checksum: crc32c", "-H", "Upload-Checksum: sha1 " + Data(Digest.hash(.sha1, small)).base64EncodedString(),
+               "--data-binary", "@-", server.baseURL + "/dav/"], stdin: Data(small))
+        #expect(both.status == 400 && both.text.contains("Upload-Block-Digests"), "\(both.status) \(both.text)")
     }
 }

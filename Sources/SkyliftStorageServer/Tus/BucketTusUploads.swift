@@ -152,7 +152,11 @@ final class BucketTusUploads: Sendable {
     /// `Upload-Checksum` is checked whole before it is stored (`BucketTusUploads+Checksum`).
     func receive(_ request: HTTPRequest, id: String, offset: Int64, length: Int64?, blocks: S3StoreUpload? = nil,
                  wrap: @escaping (HTTPResponse) -> HTTPResponse) -> HTTPHeadDecision {
-        if request.headers[TusProtocol.Header.checksum] != nil, blocks?.blockAlgorithm == nil {
+        if request.headers[TusProtocol.Header.checksum] != nil {
+            // Never accept a checksum without checking it: a block-checksum upload's data is checked by block.
+            guard blocks?.blockAlgorithm == nil else {
+                return .respond(Self.tus(400, "Upload-Checksum goes only with a block sent again; data is checked by \(TusProtocol.Header.blockDigests)"))
+            }
             return receiveChecked(request, id: id, offset: offset, length: length, wrap: wrap)
         }
         let finishes = blocks?.blockAlgorithm == nil
