@@ -103,10 +103,14 @@ import Testing
         try server.start()
         defer { server.stop() }
         let request = "GET /dav/x HTTP/1.1\r\nHost: localhost\r\n\r\n"
-        let held = try (0..<2).map { _ in try RawConnection(port: server.port) }
-        for c in held {
+        // One after the other, so the server has surely numbered held[0] first (two connections opened at once may
+        // be taken up by two event loops in either order).
+        var held: [RawConnection] = []
+        for _ in 0..<2 {
+            let c = try RawConnection(port: server.port)
             try c.send(request)
             #expect(try c.response().status == 200)
+            held.append(c)
         }
         // Both held connections are idle: a third one closes the older of them and is served.
         let third = try RawConnection(port: server.port)
