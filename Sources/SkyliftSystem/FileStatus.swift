@@ -22,6 +22,11 @@ public struct FileStatus: Sendable, Equatable {
     public var modifiedSeconds: Int64
     /// Last modification, the nanoseconds within that second.
     public var modifiedNanoseconds: Int64
+    /// Last change of the file or its metadata (`st_ctime`: a write, a rename, an extended attribute), whole seconds
+    /// since 1970. Unlike the modification time, nobody can set it back.
+    public var changedSeconds: Int64
+    /// Last change, the nanoseconds within that second.
+    public var changedNanoseconds: Int64
 
     public var isRegular: Bool { kind == .regular }
     public var isDirectory: Bool { kind == .directory }
@@ -39,6 +44,8 @@ public struct FileStatus: Sendable, Equatable {
         permissions = UInt16(st.st_mode & 0o7777)
         modifiedSeconds = Int64(st.modificationTime.tv_sec)
         modifiedNanoseconds = Int64(st.modificationTime.tv_nsec)
+        changedSeconds = Int64(st.changeTime.tv_sec)
+        changedNanoseconds = Int64(st.changeTime.tv_nsec)
     }
 
     /// The entry at `path` (relative to `folder` when relative). With `followLinks` false a symbolic link is

@@ -11,6 +11,7 @@ func dataSync(_ fd: Int32) -> Int32 { fsync(fd) }
 
 extension stat {
     var modificationTime: timespec { st_mtimespec }
+    var changeTime: timespec { st_ctimespec }
 }
 
 func punchHole(_ fd: Int32, offset: Int64, length: Int64) -> Bool { false }

@@ -12,6 +12,7 @@ func dataSync(_ fd: Int32) -> Int32 { fdatasync(fd) }
 
 extension stat {
     var modificationTime: timespec { st_mtim }
+    var changeTime: timespec { st_ctim }
 }
 
 /// Frees the disk blocks of a range, keeping the length (`fallocate` with PUNCH_HOLE | KEEP_SIZE).

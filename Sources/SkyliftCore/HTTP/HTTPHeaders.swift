@@ -43,7 +43,8 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
 
     /// Replaces every field named `name` with one holding `value`.
     public mutating func set(_ name: String, _ value: String) {
-        remove(name)
+        // Usually there is none to replace: then nothing is removed (which rewrites the array).
+        if fields.contains(where: { Self.namesMatch($0.name, name) }) { remove(name) }
         fields.append((name: name, value: value))
     }
 

@@ -16,10 +16,12 @@ public enum MediaType {
 
     /// The media type for a file name, `application/octet-stream` when unknown.
     public static func forPath(_ path: String) -> String {
-        // Character comparisons only: Foundation's substring search and a lowercased copy cost more than the rest
-        // of this, which runs for every GET.
-        guard let dot = path.lastIndex(of: "."), !path[dot...].contains(where: { $0 == "/" }) else { return "application/octet-stream" }
-        let ext = path[path.index(after: dot)...]
+        // On the UTF-8 bytes, no Character view, no lowercased copy unless the extension is not lowercase: this runs
+        // for every GET.
+        let utf8 = path.utf8
+        guard let dot = utf8.lastIndex(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "/") }),
+              utf8[dot] == UInt8(ascii: ".") else { return "application/octet-stream" }
+        let ext = Substring(path.utf8[utf8.index(after: dot)...])
         return byExtension[String(ext)] ?? byExtension[ext.lowercased()] ?? "application/octet-stream"
     }
 }

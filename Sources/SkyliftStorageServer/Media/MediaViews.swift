@@ -69,7 +69,7 @@ struct MediaViews: Sendable {
     func cachedThumbnail(_ request: HTTPRequest, path: StoragePath) -> HTTPResponse? {
         guard let maker, let raw = request.query, let query = ViewQuery(raw),
               let size = query.value("thumb").flatMap({ ThumbnailSize(text: Substring($0)) }),
-              MediaKind(name: path.name) != nil, let (fd, stat) = FileTree.openServedFile(path) else { return nil }
+              MediaKind(name: path.name) != nil, let (fd, stat, _) = FileTree.openServedFile(path) else { return nil }
         defer { fd.close() }
         let known = TagKey(version: RecentRecords.Version(stat), pixels: size.pixels)
         let tag: String

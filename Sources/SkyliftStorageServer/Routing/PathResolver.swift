@@ -39,13 +39,24 @@ struct PathResolver: Sendable {
     var rootFolder: RootFolder? = nil
     /// Names starting with this are the server's own (temp files, property sidecars, upload state).
     static let hiddenPrefix = ".skylift-"
+    /// Raw paths resolved lately without a walk, and their segments: the answer depends on the text alone, and the
+    /// same paths are asked for again and again. Only short paths are kept, so the table stays small.
+    private let resolved = BoundedMemo<String, [String]>(capacity: 1024)
+    private static let rememberedLength = 256
 
     /// Resolves the raw path of a request under `/dav`. `walking` false leaves out the walk that checks links
     /// on the way, for a caller that reaches the path only through ``FileTree/entry(_:)``, which applies the
     /// same rule (an unreachable entry is 404 there too): a plain GET or HEAD, which walks once instead of twice.
     func resolve(rawPath: String, walking: Bool = true) -> Result<StoragePath, PathRefusal> {
+        if !walking, let segments = resolved[rawPath] {
+            return .success(StoragePath(segments: segments, rootPath: rootPath, rootFolder: rootFolder))
+        }
         guard rawPath == "/dav" || rawPath.hasPrefix("/dav/") else { return .failure(.notFound) }
-        return resolve(relativeRaw: String(rawPath.dropFirst(4)), walking: walking)
+        let result = resolve(relativeRaw: String(rawPath.dropFirst(4)), walking: walking)
+        if case let .success(path) = result, rawPath.utf8.count <= Self.rememberedLength {
+            resolved.remember(path.segments, for: rawPath)
+        }
+        return result
     }
 
     /// Resolves a `Destination` header: an absolute URL or an absolute path, both under `/dav`.

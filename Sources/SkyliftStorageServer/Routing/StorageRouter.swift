@@ -21,7 +21,8 @@ final class StorageRouter: HTTPHandler {
         let auth = Auth(token: configuration.token)
         self.auth = auth
         tus = TusUploads(store: store, expiry: configuration.tusExpiry, maxSize: configuration.maxUploadSize)
-        let backend = FolderBackend(rootPath: store.rootPath, digests: store.digests, properties: DeadProperties(), space: store.space)
+        let backend = FolderBackend(rootPath: store.rootPath, digests: store.digests, properties: DeadProperties(),
+                                    space: store.space, smallFiles: SmallFileCache())
         webdav = WebDAV(backend: backend, locks: LockTable(), resolver: store.resolver, maxUploadSize: configuration.maxUploadSize)
         get = RangedGet(backend: backend)
         web = try Self.makeWebApp(store: store, auth: auth, secure: configuration.tls != nil)

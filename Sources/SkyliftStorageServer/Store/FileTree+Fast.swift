@@ -8,8 +8,8 @@ extension FileTree {
     /// Each folder is opened `O_DIRECTORY|O_NOFOLLOW` and the file `O_NOFOLLOW|O_NONBLOCK` straight away, without the
     /// `lstat` the full walk makes of every step first: a link fails to open (`ELOOP`), and what is opened is served
     /// only if `fstat` says regular file, so the rule holds with one system call less per step (a small GET's most
-    /// common case). Needs the root held open (``RootFolder``).
-    static func openServedFile(_ path: StoragePath) -> (fd: FileDescriptor, stat: FileStat)? {
+    /// common case). Needs the root held open (``RootFolder``). `status` is the file's whole `fstat`.
+    static func openServedFile(_ path: StoragePath) -> (fd: FileDescriptor, stat: FileStat, status: FileStatus)? {
         guard let root = path.rootFolder, let last = path.segments.last else { return nil }
         for name in path.segments where name.isEmpty || name == "." || name == ".." || name.hasPrefix(PathResolver.hiddenPrefix) {
             return nil
@@ -22,6 +22,6 @@ extension FileTree {
             folder = next
         }
         guard let (fd, status) = try? folder.openRegularFileWithStatus(last) else { return nil }
-        return (fd, FileStat(status))
+        return (fd, FileStat(status), status)
     }
 }

@@ -11,10 +11,16 @@ struct FolderBackend: StoreBackend {
     let digests: DigestStore
     let properties: DeadProperties
     let space: SpaceCheck
-
+    /// Small files read lately, answered from memory while unchanged; nil to read every time.
+    var smallFiles: SmallFileCache? = nil
 
     func open(_ path: StoragePath) -> StoreLookup {
-        if let (fd, stat) = FileTree.openServedFile(path) { return .file(FolderFile(fd: fd, stat: stat, digests: digests)) }
+        if let cached = smallFiles?.file(path) { return .file(cached) }
+        if let (fd, stat, status) = FileTree.openServedFile(path) {
+            let file = FolderFile(fd: fd, stat: stat, digests: digests)
+            if let smallFiles, status.size <= FolderFile.smallBodyLimit { file.remembered = (smallFiles, path, status) }
+            return .file(file)
+        }
         // Invisible entries (links out of the root, FIFOs, sockets, devices) are 404 like missing ones.
         guard let entry = FileTree.entry(path) else { return .missing }
         if entry.stat.isDirectory { return .folder }
@@ -53,6 +59,8 @@ final class FolderFile: StoredFile {
     let stat: FileStat
     let item: StoredItem
     private let digests: DigestStore
+    /// Where the whole file's bytes go once read, with its path and full status: a small file reached by a plain path.
+    var remembered: (cache: SmallFileCache, path: StoragePath, status: FileStatus)?
 
     init(fd: FileDescriptor, stat: FileStat, digests: DigestStore) {
         self.fd = fd
@@ -76,7 +84,12 @@ final class FolderFile: StoredFile {
             count = complete ? n : 0
         }
         // Nil when the file shrank meanwhile: then it is sent from the descriptor, which ends the answer short.
-        return complete ? bytes : nil
+        guard complete else { return nil }
+        if let remembered, range.offset == 0, range.length == stat.size {
+            remembered.cache.remember(bytes, of: remembered.path, status: remembered.status, record: digestRecord(),
+                                      now: Int64(Date().timeIntervalSince1970))
+        }
+        return bytes
     }
 
     func body(_ range: ByteRange) -> HTTPResponse.Body {
