@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import SkyliftCore
+import SkyliftHTTPServer
 @testable import SkyliftStorageServer
 import SkyliftSystem
 import TestProbes
@@ -129,5 +130,31 @@ import Testing
         }
         producer.close()
         #expect(out == Array("--b\r\n\r\n".utf8) + content[10 ..< 30] + Array("\r\n--b--".utf8) + content[4990...])
+    }
+
+    @Test func aPlainGetAnsweredFromMemoryHasTheHeadOfOneFromDisk() throws {
+        let get = RangedGet(backend: backend(SmallFileCache(settled: -3600)))
+        let url = folder.appending("a/page.txt"), target = try path("/dav/a/page.txt")
+        try Data("0123456789abcdef".utf8).write(to: url)
+        func ask(_ method: String = "GET", _ headers: HTTPHeaders = [:]) -> (status: Int, head: [String], body: [UInt8]) {
+            let r = get.respond(HTTPRequest(method: method, path: "/dav/a/page.txt", headers: headers), path: target)
+            guard case let .bytes(body) = r.body else { return (r.status, r.headers.fields.map { "\($0.name): \($0.value)" }, []) }
+            return (r.status, r.headers.fields.map { "\($0.name): \($0.value)" }, body)
+        }
+        let fromDisk = ask(), remembered = ask(), prepared = ask()
+        #expect(fromDisk.status == 200 && fromDisk.body == Array("0123456789abcdef".utf8))
+        #expect(remembered.head == fromDisk.head && remembered.body == fromDisk.body)
+        #expect(prepared.head == fromDisk.head && prepared.body == fromDisk.body)
+        #expect(ask("HEAD").head == fromDisk.head)
+
+        let etag = try #require(fromDisk.head.first { $0.hasPrefix("ETag: ") }).dropFirst(6)
+        #expect(ask("GET", ["If-None-Match": String(etag)]).status == 304, "a precondition is still evaluated")
+        #expect(ask("GET", ["if-match": "\"other\""]).status == 412)
+        let range = ask("GET", ["Range": "bytes=2-4"])
+        #expect(range.status == 206 && range.body == Array("234".utf8), "a range is still cut")
+
+        nextTick()
+        try rewriteKeepingSizeAndTime(url, "fedcba9876543210")
+        #expect(ask().body == Array("fedcba9876543210".utf8), "a changed file's prepared head and bytes are gone with it")
     }
 }

@@ -20,6 +20,11 @@ struct RangedGet: Sendable {
 
     /// The answer from the open `file` (closed here, or handed to the response).
     private func answer(_ request: HTTPRequest, file: any StoredFile, name: String) -> HTTPResponse {
+        // A file answered from memory, asked for plainly again: the head made the first time, as it was.
+        let plain = (file as? CachedFile).flatMap { Self.asksPlainly(request) ? $0.entry : nil }
+        if let plain, let head = plain.plainHead.withLock({ $0 }) {
+            return HTTPResponse(status: 200, headers: head, body: .bytes(plain.bytes))
+        }
         let item = file.item
         var headers = HTTPHeaders()
         if let etag = item.etag { headers.add("ETag", etag) }
@@ -41,12 +46,29 @@ struct RangedGet: Sendable {
         case let .whole(r), let .single(r):
             if request.method != "HEAD", let bytes = file.smallBytes(r) {
                 file.close()
+                // Kept unless Last-Modified was clamped to now (a file dated in the future), which changes.
+                if let plain, answer.status == 200, let modified = item.lastModified, modified <= Date() {
+                    plain.plainHead.withLock { $0 = headers }
+                }
                 return HTTPResponse(status: answer.status, headers: headers, body: .bytes(bytes))
             }
             return HTTPResponse(status: answer.status, headers: headers, body: file.body(r))
         case let .multipart(parts, length):
             return HTTPResponse(status: answer.status, headers: headers, body: file.multipartBody(parts, length: length))
         }
+    }
+
+    /// No header that could change a GET's answer for the same file: no range, no precondition, no digest
+    /// preference. One pass over the fields.
+    static func asksPlainly(_ request: HTTPRequest) -> Bool {
+        guard request.method == "GET" || request.method == "HEAD" else { return false }
+        for field in request.headers.fields {
+            var name = field.name.utf8.makeIterator()
+            // `If` (WebDAV) and every `If-*` precondition.
+            if let a = name.next(), let b = name.next(), a | 0x20 == UInt8(ascii: "i"), b | 0x20 == UInt8(ascii: "f") { return false }
+            if HTTPHeaders.namesMatch(field.name, "Range") || HTTPHeaders.namesMatch(field.name, "Want-Repr-Digest") { return false }
+        }
+        return true
     }
 
     /// A plain HTML index, so a browser pointed at a folder sees its contents: what GET would serve, nothing else.

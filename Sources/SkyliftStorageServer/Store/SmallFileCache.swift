@@ -1,6 +1,7 @@
 import SkyliftCore
 import SkyliftHTTPServer
 import SkyliftSystem
+import Synchronization
 
 /// Small files served lately, by path: their bytes, status and digest record, so that a GET of one asked for again
 /// costs one `fstatat` instead of `openat`, `fstat`, `pread` and `close` (a small GET's file work was half of the
@@ -32,12 +33,21 @@ final class SmallFileCache: Sendable {
     }
 
     /// One file as it was read.
-    struct Entry: Sendable {
+    final class Entry: Sendable {
         let version: Version
         /// What a GET says of it (ETag, Last-Modified, size), worked out once.
         let item: StoredItem
         let bytes: [UInt8]
         let record: DigestRecord?
+        /// The head of a plain GET's whole answer, once one was made (see ``RangedGet``).
+        let plainHead = Mutex<HTTPHeaders?>(nil)
+
+        init(version: Version, item: StoredItem, bytes: [UInt8], record: DigestRecord?) {
+            self.version = version
+            self.item = item
+            self.bytes = bytes
+            self.record = record
+        }
     }
 
     /// Files remembered at most.
@@ -75,7 +85,7 @@ final class SmallFileCache: Sendable {
 /// A file served from ``SmallFileCache``: nothing is open, the bytes are in memory.
 final class CachedFile: StoredFile {
     let item: StoredItem
-    private let entry: SmallFileCache.Entry
+    let entry: SmallFileCache.Entry
 
     init(_ entry: SmallFileCache.Entry) {
         self.entry = entry
