@@ -43,8 +43,13 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
 
     /// Replaces every field named `name` with one holding `value`.
     public mutating func set(_ name: String, _ value: String) {
-        // Usually there is none to replace: then nothing is removed (which rewrites the array).
-        if fields.contains(where: { Self.namesMatch($0.name, name) }) { remove(name) }
+        // Usually there is none to replace, or exactly this one: then the array is left alone (a removal rewrites
+        // it, and an append to a shared one copies it).
+        if let first = fields.firstIndex(where: { Self.namesMatch($0.name, name) }) {
+            let more = fields[(first + 1)...].contains { Self.namesMatch($0.name, name) }
+            if !more, fields[first].value == value { return }
+            remove(name)
+        }
         fields.append((name: name, value: value))
     }
 

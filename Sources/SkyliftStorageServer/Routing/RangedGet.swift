@@ -8,6 +8,9 @@ import SkyliftHTTPServer
 /// kernel); several ranges become a `multipart/byteranges` body produced piece by piece.
 struct RangedGet: Sendable {
     let backend: any StoreBackend
+    /// What the server adds to every answer after this one (confinement, the response policy), applied to a head
+    /// before it is kept for reuse: a reused head then passes those steps unchanged, with nothing copied.
+    var finish: @Sendable (HTTPResponse) -> HTTPResponse = { $0 }
 
     func respond(_ request: HTTPRequest, path: StoragePath) -> HTTPResponse {
         switch backend.open(path) {
@@ -48,7 +51,9 @@ struct RangedGet: Sendable {
                 file.close()
                 // Kept unless Last-Modified was clamped to now (a file dated in the future), which changes.
                 if let plain, answer.status == 200, let modified = item.lastModified, modified <= Date() {
-                    plain.plainHead.withLock { $0 = headers }
+                    let finished = finish(HTTPResponse(status: 200, headers: headers, body: .bytes(bytes)))
+                    plain.plainHead.withLock { $0 = finished.headers }
+                    return finished
                 }
                 return HTTPResponse(status: answer.status, headers: headers, body: .bytes(bytes))
             }

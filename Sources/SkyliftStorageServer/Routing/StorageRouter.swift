@@ -24,7 +24,7 @@ final class StorageRouter: HTTPHandler {
         let backend = FolderBackend(rootPath: store.rootPath, digests: store.digests, properties: DeadProperties(),
                                     space: store.space, smallFiles: SmallFileCache())
         webdav = WebDAV(backend: backend, locks: LockTable(), resolver: store.resolver, maxUploadSize: configuration.maxUploadSize)
-        get = RangedGet(backend: backend)
+        get = RangedGet(backend: backend, finish: { ResponsePolicy.apply(Self.confined($0)) })
         web = try Self.makeWebApp(store: store, auth: auth, secure: configuration.tls != nil)
         media = MediaViews(maker: Self.makeThumbnailer(configuration, store), digests: store.digests)
         links = ShareLinks(web: web, store: ShareLinks.Store(
