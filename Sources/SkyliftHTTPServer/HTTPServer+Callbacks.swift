@@ -21,6 +21,23 @@ private func collect(_ connection: OpaquePointer?, _ kind: MHD_ValueKind) -> [(n
     return fields
 }
 
+/// The request's header fields, straight into the list ``HTTPHeaders`` keeps (a field without a value is empty).
+private func collectHeaders(_ connection: OpaquePointer?) -> HTTPHeaders {
+    var fields: [(name: String, value: String)] = []
+    fields.reserveCapacity(8)
+    withUnsafeMutablePointer(to: &fields) { pointer in
+        _ = MHD_get_connection_values_n(connection, MHD_ValueKind.HEADER_KIND, { cls, _, key, keySize, value, valueSize in
+            guard let cls, let key else { return MHD_Result.YES }
+            let box = cls.assumingMemoryBound(to: [(name: String, value: String)].self)
+            let name = String(decoding: UnsafeRawBufferPointer(start: key, count: keySize), as: UTF8.self)
+            let text = value.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: valueSize), as: UTF8.self) } ?? ""
+            box.pointee.append((name: name, value: text))
+            return MHD_Result.YES
+        }, pointer)
+    }
+    return HTTPHeaders(fields)
+}
+
 private func text(_ pointer: UnsafePointer<CChar>?, or fallback: String) -> String {
     pointer.map { String(cString: $0) } ?? fallback
 }
@@ -33,7 +50,7 @@ let skyliftAccessHandler: MHD_AccessHandlerCallback = { cls, connection, url, me
             .map { arg in arg.value.map { "\(arg.name)=\($0)" } ?? arg.name }
         let request = HTTPRequest(method: text(method, or: ""), path: text(url, or: "/"),
                                   query: query.isEmpty ? nil : query.joined(separator: "&"),
-                                  headers: HTTPHeaders(collect(connection, MHD_ValueKind.HEADER_KIND).map { ($0.name, $0.value ?? "") }),
+                                  headers: collectHeaders(connection),
                                   version: text(version, or: "HTTP/1.1"))
         return server.begin(request, on: connection, conCls: conCls)
     }
@@ -43,7 +60,7 @@ let skyliftAccessHandler: MHD_AccessHandlerCallback = { cls, connection, url, me
 
 extension HTTPServer {
     /// First call for a request: admit it, ask the handler, and remember what it decided.
-    func begin(_ request: HTTPRequest, on connection: OpaquePointer,
+    func begin(_ request: consuming HTTPRequest, on connection: OpaquePointer,
                conCls: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
         let slot = skylift_mhd_socket_context(connection).map { Unmanaged<ConnectionSlot>.fromOpaque($0).takeUnretainedValue() }
         var request = request

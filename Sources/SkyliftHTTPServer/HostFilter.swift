@@ -20,8 +20,14 @@ public struct HostFilter: HTTPHandler {
     }
 
     public func head(_ request: HTTPRequest) -> HTTPHeadDecision {
+        // One pass, no array: the common case is one Host admitted before.
+        var only: String?, count = 0
+        for field in request.headers.fields where HTTPHeaders.namesMatch(field.name, "Host") {
+            count += 1
+            only = field.value
+        }
+        if count == 1, let only, admitted[only] != nil { return next.head(request) }
         let values = request.headers.values("Host")
-        if values.count == 1, admitted[values[0]] != nil { return next.head(request) }
         switch policy.check(values, version: request.version) {
         case .allowed:
             if values.count == 1, values[0].utf8.count <= Self.maxRememberedValue { admitted.remember(true, for: values[0]) }

@@ -56,7 +56,8 @@ final class SmallFileCache: Sendable {
     /// advance by clock ticks of a few milliseconds; two seconds leave room for any).
     let settled: Int64
 
-    private let entries = BoundedMemo<[String], Entry>(capacity: capacity)
+    /// By the path below the root, as `fstatat` takes it.
+    private let entries = BoundedMemo<String, Entry>(capacity: capacity)
 
     init(settled: Int64 = 2) {
         self.settled = settled
@@ -64,10 +65,11 @@ final class SmallFileCache: Sendable {
 
     /// The file at `path` from memory, when it is remembered and unchanged since; nil means: read it.
     func file(_ path: StoragePath) -> CachedFile? {
-        guard let entry = entries[path.segments], let root = path.rootFolder else { return nil }
-        let status = try? FileStatus(path.segments.joined(separator: "/"), in: root.fd, followLinks: false)
+        let relative = path.segments.joined(separator: "/")
+        guard let entry = entries[relative], let root = path.rootFolder else { return nil }
+        let status = try? FileStatus(relative, in: root.fd, followLinks: false)
         guard let status, status.isRegular, Version(status) == entry.version else {
-            entries.forget(path.segments)
+            entries.forget(relative)
             return nil
         }
         return CachedFile(entry)
@@ -78,7 +80,8 @@ final class SmallFileCache: Sendable {
     func remember(_ bytes: [UInt8], of path: StoragePath, status: FileStatus, record: DigestRecord?, now: Int64) {
         guard status.isRegular, Int64(bytes.count) == status.size, bytes.count <= FolderFile.smallBodyLimit,
               status.changedSeconds < now - settled else { return }
-        entries.remember(Entry(version: Version(status), item: StoredItem(FileStat(status)), bytes: bytes, record: record), for: path.segments)
+        let entry = Entry(version: Version(status), item: StoredItem(FileStat(status)), bytes: bytes, record: record)
+        entries.remember(entry, for: path.segments.joined(separator: "/"))
     }
 }
 
