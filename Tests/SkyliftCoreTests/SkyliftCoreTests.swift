@@ -97,5 +97,28 @@ import Testing
         #expect(!h.description.contains("secret"))
         #expect(MediaType.forPath("a/b.MP4") == "video/mp4")
         #expect(MediaType.forPath("dir.d/noext") == "application/octet-stream")
+        #expect(MediaType.forPath("/dav/x.tar.gz") == "application/gzip" && MediaType.forPath("photo.jpg") == "image/jpeg")
+        #expect(MediaType.forPath("trailing.") == "application/octet-stream" && MediaType.forPath("") == "application/octet-stream")
+        #expect(MediaType.forPath("é.JpEg") == "image/jpeg")
+    }
+
+    @Test func setKeepsOneFieldAndLeavesAnEqualOneAlone() {
+        var h: HTTPHeaders = ["A": "1", "B": "2"]
+        h.set("a", "1")
+        #expect(h.fields.map(\.name) == ["A", "B"], "the same value already there: nothing moves")
+        h.add("b", "3")
+        h.set("B", "2")
+        #expect(h.values("b") == ["2"] && h.fields.count == 2, "two fields become one")
+        h.set("C", "x")
+        #expect(h.fields.map(\.name) == ["A", "B", "C"])
+    }
+
+    @Test func contentRangeMatchesItsDecimalForm() {
+        let cases: [(Int64, Int64, Int64)] = [(0, 1, 1), (0, 0, 0), (5, 10, 100), (999, 1, 1000),
+                                              (Int64.max - 10, 10, Int64.max), (1_000_000_007, 4096, 9_000_000_000)]
+        for (offset, length, total) in cases {
+            let r = ByteRange(offset: offset, length: length)
+            #expect(r.contentRange(total: total) == "bytes " + String(offset) + "-" + String(offset + length - 1) + "/" + String(total))
+        }
     }
 }

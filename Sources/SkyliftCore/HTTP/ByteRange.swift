@@ -43,7 +43,26 @@ public struct ByteRange: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// `bytes a-b/total` as used in `Content-Range`.
-    public func contentRange(total: Int64) -> String { "bytes \(offset)-\(last)/\(total)" }
+    public func contentRange(total: Int64) -> String {
+        // Digits written into one buffer: interpolating three integers made three strings, for every range answered.
+        String(unsafeUninitializedCapacity: 6 + 3 * 20 + 2) { out in
+            var at = 0
+            func put(_ byte: UInt8) { out[at] = byte; at += 1 }
+            func decimal(_ value: Int64) {
+                if value < 0 { put(UInt8(ascii: "-")) }
+                let magnitude = value.magnitude
+                var divisor: UInt64 = 1
+                while magnitude / divisor >= 10 { divisor *= 10 }
+                while divisor > 0 {
+                    put(UInt8(ascii: "0") + UInt8((magnitude / divisor) % 10))
+                    divisor /= 10
+                }
+            }
+            for byte in "bytes ".utf8 { put(byte) }
+            decimal(offset); put(UInt8(ascii: "-")); decimal(last); put(UInt8(ascii: "/")); decimal(total)
+            return at
+        }
+    }
 
     public var description: String { "\(offset)..<\(end)" }
 }
