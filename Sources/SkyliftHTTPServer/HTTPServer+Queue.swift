@@ -11,8 +11,12 @@ private let streamBlock = 256 * 1024
 
 /// Headers the server sets itself from the body; a handler's copies would contradict them.
 func isManagedHeader(_ name: String) -> Bool {
-    HTTPHeaders.namesMatch(name, "content-length") || HTTPHeaders.namesMatch(name, "transfer-encoding")
-        || HTTPHeaders.namesMatch(name, "connection")
+    // Most names start with another letter: one byte decides, for every header of every answer.
+    switch name.utf8.first.map({ $0 | 0x20 }) {
+    case UInt8(ascii: "c"): HTTPHeaders.namesMatch(name, "content-length") || HTTPHeaders.namesMatch(name, "connection")
+    case UInt8(ascii: "t"): HTTPHeaders.namesMatch(name, "transfer-encoding")
+    default: false
+    }
 }
 
 /// Owns a streamed body's producer for as long as libmicrohttpd holds the response, and bridges its calls to
@@ -145,7 +149,8 @@ extension HTTPServer {
         }
         guard let mhdResponse else { return MHD_Result.NO }
         for field in response.headers where !isManagedHeader(field.name) {
-            _ = MHD_add_response_header(mhdResponse, field.name, field.value)
+            // withCString copies a short string to the stack; passing the String itself made a heap copy of each.
+            _ = field.name.withCString { name in field.value.withCString { MHD_add_response_header(mhdResponse, name, $0) } }
         }
         if closing { _ = MHD_add_response_header(mhdResponse, "Connection", "close") }
         context.status = response.status

@@ -21,6 +21,8 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
     /// True when two field names are equal ignoring ASCII case (RFC 9110 §5.1), compared byte by byte
     /// without making lowercased copies: this runs for every header lookup of every request.
     public static func namesMatch(_ a: String, _ b: String) -> Bool {
+        // Most names compared differ in length, which native strings know without a look at their bytes.
+        guard a.utf8.count == b.utf8.count else { return false }
         var a = a, b = b
         return a.withUTF8 { x in
             b.withUTF8 { y in
