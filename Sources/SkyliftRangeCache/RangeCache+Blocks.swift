@@ -107,7 +107,7 @@ extension RangeCache {
         let run = ByteRange(offset: offset, length: runEnd - offset)
         record.pins[pin] = run
         record.map.metadata.lastAccess = Date().timeIntervalSince1970
-        return .right(ReadPlan(fd: fd, path: resourcesPath + "/" + record.name + ".data", run: run, unchecked: unchecked, pin: pin))
+        return .right(ReadPlan(fd: fd, path: record.dataPath, run: run, unchecked: unchecked, pin: pin))
     }
 
     /// Stores block `index` of `entry`. `bytes` must be the whole block (shorter only for the last one).
@@ -139,7 +139,7 @@ extension RangeCache {
             s.nextPin += 1
             record.pins[s.nextPin] = range
             s.records[entry.key.value] = record
-            return (fd, resourcesPath + "/" + record.name + ".data", CachePin(key: entry.key.value, id: s.nextPin))
+            return (fd, record.dataPath, CachePin(key: entry.key.value, id: s.nextPin))
         }
         guard let target else { return }
         defer { unpin(target.pin) }
@@ -216,7 +216,7 @@ extension RangeCache {
 
     func openLocked(_ record: inout Record) -> FileDescriptor? {
         if let fd = record.fd { return fd }
-        let path = resourcesPath + "/" + record.name + ".data"
+        let path = record.dataPath
         guard let fd = try? FileDescriptor.open(path, .readWrite) else {
             configuration.logger.error("cache: cannot open \(path)")
             return nil

@@ -50,7 +50,7 @@ extension RangeCache {
                 continue
             }
             state.nextEpoch += 1
-            let record = Record(name: name, map: map, fd: fd, epoch: state.nextEpoch)
+            let record = Record(name: name, dataPath: dataPath, map: map, fd: fd, epoch: state.nextEpoch)
             for index in map.blocks.keys {
                 let start = Int64(index) * Int64(configuration.blockSize)
                 state.size += min(Int64(configuration.blockSize), map.metadata.length - start)

@@ -4,6 +4,8 @@ import SkyliftSystem
 /// Bookkeeping for one resource, guarded by the cache's mutex.
 struct Record {
     var name: String
+    /// The data file's path, made once: every read names it (for its errors).
+    let dataPath: String
     var map: ResourceMap
     var fd: FileDescriptor?
     var epoch: Int
@@ -16,8 +18,9 @@ struct Record {
     /// Counts changes, so a commit can tell whether the map changed while it was being written.
     var changes = 0
 
-    init(name: String, map: ResourceMap, fd: FileDescriptor?, epoch: Int) {
+    init(name: String, dataPath: String, map: ResourceMap, fd: FileDescriptor?, epoch: Int) {
         self.name = name
+        self.dataPath = dataPath
         self.map = map
         self.fd = fd
         self.epoch = epoch
