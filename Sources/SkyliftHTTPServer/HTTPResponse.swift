@@ -19,6 +19,9 @@ public struct HTTPResponse {
     public var status: Int
     public var headers: HTTPHeaders
     public var body: Body
+    /// Where the server may keep what it makes of this response and send it again: set on an answer that is
+    /// repeated byte for byte with a `.bytes` body (see ``ReusableResponse``); nil builds it for this request only.
+    public var reuse: ReusableResponse?
 
     public init(status: Int, headers: HTTPHeaders = [:], body: Body = .empty) {
         self.status = status

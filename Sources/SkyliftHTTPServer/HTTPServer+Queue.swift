@@ -126,6 +126,22 @@ extension HTTPServer {
     /// Hands the response to libmicrohttpd; `closing` ends the connection after it.
     func queue(_ response: HTTPResponse, on connection: OpaquePointer, context: RequestContext,
                closing: Bool = false) -> MHD_Result {
+        context.status = response.status
+        context.sent = context.request.method == "HEAD" ? 0 : (response.bodyLength ?? 0)
+        // A response kept for sending again is queued as it is; libmicrohttpd holds its own reference while sending.
+        if !closing, let reuse = response.reuse, case let .bytes(bytes) = response.body,
+           let kept = reuse.response(status: response.status, headers: response.headers, length: bytes.count,
+                                     make: { make(response, on: connection, closing: false) }) {
+            return MHD_queue_response(connection, UInt32(response.status), kept)
+        }
+        guard let mhdResponse = make(response, on: connection, closing: closing) else { return MHD_Result.NO }
+        let result = MHD_queue_response(connection, UInt32(response.status), mhdResponse)
+        MHD_destroy_response(mhdResponse)
+        return result
+    }
+
+    /// libmicrohttpd's response for `response`: the body's source and every header field but the managed ones.
+    private func make(_ response: HTTPResponse, on connection: OpaquePointer, closing: Bool) -> OpaquePointer? {
         let mhdResponse: OpaquePointer?
         switch response.body {
         case .empty:
@@ -147,17 +163,13 @@ extension HTTPServer {
             mhdResponse = MHD_create_response_from_callback(size, block, produceCallback, retained, releaseProducer)
             if mhdResponse == nil { releaseProducer(retained) }
         }
-        guard let mhdResponse else { return MHD_Result.NO }
+        guard let mhdResponse else { return nil }
         for field in response.headers where !isManagedHeader(field.name) {
             // withCString copies a short string to the stack; passing the String itself made a heap copy of each.
             _ = field.name.withCString { name in field.value.withCString { MHD_add_response_header(mhdResponse, name, $0) } }
         }
         if closing { _ = MHD_add_response_header(mhdResponse, "Connection", "close") }
-        context.status = response.status
-        context.sent = context.request.method == "HEAD" ? 0 : (response.bodyLength ?? 0)
-        let result = MHD_queue_response(connection, UInt32(response.status), mhdResponse)
-        MHD_destroy_response(mhdResponse)
-        return result
+        return mhdResponse
     }
 }
 

@@ -26,7 +26,9 @@ struct RangedGet: Sendable {
         // A file answered from memory, asked for plainly again: the head made the first time, as it was.
         let plain = (file as? CachedFile).flatMap { Self.asksPlainly(request) ? $0.entry : nil }
         if let plain, let head = plain.plainHead.withLock({ $0 }) {
-            return HTTPResponse(status: 200, headers: head, body: .bytes(plain.bytes))
+            var response = HTTPResponse(status: 200, headers: head, body: .bytes(plain.bytes))
+            response.reuse = plain.plainAnswer
+            return response
         }
         let item = file.item
         var headers = HTTPHeaders()

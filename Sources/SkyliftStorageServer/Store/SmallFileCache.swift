@@ -41,6 +41,8 @@ final class SmallFileCache: Sendable {
         let record: DigestRecord?
         /// The head of a plain GET's whole answer, once one was made (see ``RangedGet``).
         let plainHead = Mutex<HTTPHeaders?>(nil)
+        /// That answer as the HTTP server last built it, sent again as it is.
+        let plainAnswer = ReusableResponse()
 
         init(version: Version, item: StoredItem, bytes: [UInt8], record: DigestRecord?) {
             self.version = version
