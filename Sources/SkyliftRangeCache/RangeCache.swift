@@ -164,7 +164,8 @@ public final class RangeCache: Sendable {
                 // The map is first written with the first blocks: until then a crash leaves a data file
                 // without a map, which the next start deletes. Saving it now would put an fsync in front of
                 // the first byte.
-                var record = Record(name: name, dataPath: base + ".data", map: ResourceMap(metadata: metadata, blocks: [:]), fd: fd, epoch: s.nextEpoch)
+                var record = Record(name: name, dataPath: base + ".data", map: ResourceMap(metadata: metadata, blocks: [:]),
+                                    fd: fd, epoch: s.nextEpoch)
                 record.markDirty()
                 s.records[key.value] = record
                 return entry(key, record)
