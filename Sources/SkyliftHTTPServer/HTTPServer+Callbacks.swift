@@ -6,18 +6,26 @@ import SkyliftCore
 // RequestContext whose retained pointer sits in the connection's `con_cls` slot from the first call until the
 // completion callback; per-connection state is a ConnectionSlot in its socket context.
 
+/// Calls `each` with every name and value (nil when the field has none) of `kind` the request carries.
+private func forEachValue(_ connection: OpaquePointer?, _ kind: MHD_ValueKind, _ each: (String, String?) -> Void) {
+    withoutActuallyEscaping(each) { each in
+        var visit = each
+        withUnsafeMutablePointer(to: &visit) { pointer in
+            _ = MHD_get_connection_values_n(connection, kind, { cls, _, key, keySize, value, valueSize in
+                guard let cls, let key else { return MHD_Result.YES }
+                let visit = cls.assumingMemoryBound(to: ((String, String?) -> Void).self).pointee
+                visit(String(decoding: UnsafeRawBufferPointer(start: key, count: keySize), as: UTF8.self),
+                      value.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: valueSize), as: UTF8.self) })
+                return MHD_Result.YES
+            }, pointer)
+        }
+    }
+}
+
+/// The query's arguments; a name without `=` has no value.
 private func collect(_ connection: OpaquePointer?, _ kind: MHD_ValueKind) -> [(name: String, value: String?)] {
     var fields: [(name: String, value: String?)] = []
-    withUnsafeMutablePointer(to: &fields) { pointer in
-        _ = MHD_get_connection_values_n(connection, kind, { cls, _, key, keySize, value, valueSize in
-            guard let cls, let key else { return MHD_Result.YES }
-            let box = cls.assumingMemoryBound(to: [(name: String, value: String?)].self)
-            let name = String(decoding: UnsafeRawBufferPointer(start: key, count: keySize), as: UTF8.self)
-            let text = value.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: valueSize), as: UTF8.self) }
-            box.pointee.append((name: name, value: text))
-            return MHD_Result.YES
-        }, pointer)
-    }
+    forEachValue(connection, kind) { fields.append((name: $0, value: $1)) }
     return fields
 }
 
@@ -25,16 +33,7 @@ private func collect(_ connection: OpaquePointer?, _ kind: MHD_ValueKind) -> [(n
 private func collectHeaders(_ connection: OpaquePointer?) -> HTTPHeaders {
     var fields: [(name: String, value: String)] = []
     fields.reserveCapacity(8)
-    withUnsafeMutablePointer(to: &fields) { pointer in
-        _ = MHD_get_connection_values_n(connection, MHD_ValueKind.HEADER_KIND, { cls, _, key, keySize, value, valueSize in
-            guard let cls, let key else { return MHD_Result.YES }
-            let box = cls.assumingMemoryBound(to: [(name: String, value: String)].self)
-            let name = String(decoding: UnsafeRawBufferPointer(start: key, count: keySize), as: UTF8.self)
-            let text = value.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: valueSize), as: UTF8.self) } ?? ""
-            box.pointee.append((name: name, value: text))
-            return MHD_Result.YES
-        }, pointer)
-    }
+    forEachValue(connection, MHD_ValueKind.HEADER_KIND) { fields.append((name: $0, value: $1 ?? "")) }
     return HTTPHeaders(fields)
 }
 

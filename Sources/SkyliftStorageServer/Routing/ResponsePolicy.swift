@@ -22,20 +22,13 @@ struct ResponsePolicy: HTTPHandler {
     static func apply(_ response: HTTPResponse) -> HTTPResponse {
         var r = response
         // One pass over the fields for both names: this runs for every answer.
-        var nosniff = 0, onlyNosniff = true, hasCacheControl = false
+        var hasNosniff = false, hasCacheControl = false
         for field in r.headers.fields {
-            if HTTPHeaders.namesMatch(field.name, "X-Content-Type-Options") {
-                nosniff += 1
-                onlyNosniff = onlyNosniff && field.value == "nosniff"
-            }
+            if HTTPHeaders.namesMatch(field.name, "X-Content-Type-Options") { hasNosniff = true }
             if HTTPHeaders.namesMatch(field.name, "Cache-Control") { hasCacheControl = true }
         }
-        // Exactly one `nosniff` (what confined answers carry) stays as it is.
-        if nosniff == 0 {
-            r.headers.add("X-Content-Type-Options", "nosniff")
-        } else if nosniff > 1 || !onlyNosniff {
-            r.headers.set("X-Content-Type-Options", "nosniff")
-        }
+        // `set` leaves a single `nosniff` (what confined answers carry) as it is.
+        if hasNosniff { r.headers.set("X-Content-Type-Options", "nosniff") } else { r.headers.add("X-Content-Type-Options", "nosniff") }
         if !hasCacheControl { r.headers.add("Cache-Control", "private, no-cache") }
         return r
     }

@@ -15,19 +15,14 @@ import Synchronization
 ///
 /// Bounded by count (``capacity`` entries of at most ``FolderFile/smallBodyLimit`` bytes, 8 MiB at most).
 final class SmallFileCache: Sendable {
-    /// What identifies one state of one file.
+    /// What identifies one state of one file: what the server knows of it (kind, device, inode, size, mtime) and
+    /// its change time.
     struct Version: Equatable, Sendable {
-        let device: UInt64
-        let inode: UInt64
-        let size: Int64
-        let modified: FileTime
+        let stat: FileStat
         let changed: FileTime
 
         init(_ status: FileStatus) {
-            device = status.device
-            inode = status.inode
-            size = status.size
-            modified = FileTime(seconds: status.modifiedSeconds, nanoseconds: status.modifiedNanoseconds)
+            stat = FileStat(status)
             changed = FileTime(seconds: status.changedSeconds, nanoseconds: status.changedNanoseconds)
         }
     }
@@ -82,7 +77,8 @@ final class SmallFileCache: Sendable {
     func remember(_ bytes: [UInt8], of path: StoragePath, status: FileStatus, record: DigestRecord?, now: Int64) {
         guard status.isRegular, Int64(bytes.count) == status.size, bytes.count <= FolderFile.smallBodyLimit,
               status.changedSeconds < now - settled else { return }
-        let entry = Entry(version: Version(status), item: StoredItem(FileStat(status)), bytes: bytes, record: record)
+        let version = Version(status)
+        let entry = Entry(version: version, item: StoredItem(version.stat), bytes: bytes, record: record)
         entries.remember(entry, for: path.segments.joined(separator: "/"))
     }
 }
