@@ -4,6 +4,9 @@
 #include <sys/socket.h>
 #include <stdint.h>
 #include <stdarg.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <microhttpd.h>
 
 /* Raw unescape: keeps the request target exactly as sent, so the server can
@@ -81,6 +84,20 @@ static inline void skylift_mhd_set_timeout(struct MHD_Connection *c, unsigned in
 static inline uint16_t skylift_mhd_bound_port(struct MHD_Daemon *d) {
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
     return info ? info->port : 0;
+}
+
+/* Has the kernel keep a new connection until its first bytes arrive, or `seconds` pass, before the listening
+   socket reports it (Linux TCP_DEFER_ACCEPT; the option may be set on a socket already listening). Returns 0,
+   or an errno: ENOTSUP where the system has no such option. */
+static inline int skylift_mhd_defer_accept(struct MHD_Daemon *d, int seconds) {
+#ifdef TCP_DEFER_ACCEPT
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_LISTEN_FD);
+    if (info == NULL || info->listen_fd < 0) return EBADF;
+    return setsockopt(info->listen_fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &seconds, sizeof seconds) == 0 ? 0 : errno;
+#else
+    (void)d; (void)seconds;
+    return ENOTSUP;
+#endif
 }
 
 #endif

@@ -36,10 +36,15 @@ public final class HTTPServer: Sendable {
         public var accessLog: Logger
         /// Certificate and key to speak HTTPS with; nil for plain HTTP.
         public var tls: TLSIdentity?
+        /// Whether the kernel holds a new connection until its first bytes arrive before the loops accept it
+        /// (Linux `TCP_DEFER_ACCEPT`). A client that connects and sends its request at once then wakes a loop
+        /// once, not twice (for the accept, then for the request). A connection that sends nothing reaches the
+        /// server about a second late, and the header timeout runs from then. Ignored where the system lacks it.
+        public var deferAccept: Bool
 
         public init(host: String = "127.0.0.1", port: UInt16 = 0, connectionMemory: Int = 32 * 1024,
                     limits: HTTPLimits = HTTPLimits(), loops: Int = 0, workThreads: Int = 32,
-                    accessLog: Logger = .disabled(label: "access"), tls: TLSIdentity? = nil) {
+                    accessLog: Logger = .disabled(label: "access"), tls: TLSIdentity? = nil, deferAccept: Bool = true) {
             self.host = host
             self.port = port
             self.connectionMemory = connectionMemory
@@ -48,6 +53,7 @@ public final class HTTPServer: Sendable {
             self.workThreads = workThreads
             self.accessLog = accessLog
             self.tls = tls
+            self.deferAccept = deferAccept
         }
     }
 
@@ -143,6 +149,9 @@ public final class HTTPServer: Sendable {
             }
             throw HTTPServerError.cannotListen(host: configuration.host, port: configuration.port, errno: errno)
         }
+        // One second is the shortest the kernel keeps a silent connection. Failing costs only the saved wake-up,
+        // so the server runs on without it.
+        if configuration.deferAccept { _ = skylift_mhd_defer_accept(started, 1) }
         return started
     }
 
