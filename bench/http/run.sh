@@ -2,7 +2,9 @@
 # bench/http: request rate of `skylift serve` and `skylift proxy` for small requests, against nginx (and WsgiDAV
 # for PROPFIND) started here on loopback, in the same run. Prints each figure beside its peer's and the ratio.
 #   bench/http/run.sh                (ROUNDS=3 SECONDS_PER_RUN=10 IDLE=1000 SLOW=200; ONLY="1 3"; BIN=...)
-# (1) GET of a 4 KiB file: wrk with keep-alive (8 and 64 connections), ab with a new connection per request;
+# (1) GET of a 4 KiB file: wrk with keep-alive (8 and 64 connections), ab with a new connection per request
+#     (against nginx as configured, and against the same nginx on a second port with `listen … deferred`, the
+#     TCP_DEFER_ACCEPT that skylift's listening socket has on Linux);
 # (2) PROPFIND Depth: 1 of a 1,000-entry folder: skylift serve vs WsgiDAV on cheroot (PyPI);
 # (3) the proxy, warm cache: random 4 KiB ranges of a 64 MiB file vs nginx serving the file itself;
 # (4) 1,000 idle keep-alive connections: rate of 8 active clients with them open / without, both servers;
@@ -66,9 +68,11 @@ for i in $(seq 31); do head -c 1048576 /dev/urandom > "$WORK/www/ttfb/$i.bin"; d
 chmod -R a+rwX "$WORK"
 
 NGINX_PORT=$(free_port)
+NGINX_DEFERRED_PORT=$(free_port)
 nginx_start "$NGINX_PORT" "log_format conn '\$connection \$http_user_agent \$status \$bytes_sent';" \
-    "location /ttfb/ { access_log $WORK/nginx/logs/ttfb.log conn; }"
+    "listen 127.0.0.1:$NGINX_DEFERRED_PORT backlog=4096 deferred; location /ttfb/ { access_log $WORK/nginx/logs/ttfb.log conn; }"
 NGINX="http://127.0.0.1:$NGINX_PORT"
+NGINX_DEFERRED="http://127.0.0.1:$NGINX_DEFERRED_PORT"
 
 SKY_PORT=$(free_port)
 "$BIN" serve --root "$WORK/www" --listen "127.0.0.1:$SKY_PORT" --no-auth --quiet >/dev/null 2>&1 &
@@ -93,7 +97,7 @@ app = WsgiDAVApp({"provider_mapping": {"/": sys.argv[1]}, "simple_dc": {"user_ma
 wsgi.Server(("127.0.0.1", int(sys.argv[2])), app).safe_start()
 PY
 pids+=($!)
-wait_port "$NGINX_PORT"; wait_port "$SKY_PORT"; wait_port "$PROXY_PORT"; wait_port "$DAV_PORT"
+wait_port "$NGINX_PORT"; wait_port "$NGINX_DEFERRED_PORT"; wait_port "$SKY_PORT"; wait_port "$PROXY_PORT"; wait_port "$DAV_PORT"
 
 cat > "$WORK/propfind.lua" <<'LUA'
 wrk.method = "PROPFIND"
@@ -135,16 +139,18 @@ echo "bench/http: $ROUNDS rounds of ${SECS} s, load average at start $(load), $(
 
 if want 1; then
 # (1) small GET
-declare -a NG8 SK8 NG64 SK64 NGAB SKAB
+declare -a NG8 SK8 NG64 SK64 NGAB NGABD SKAB
 for _ in $(seq "$ROUNDS"); do
     NG8+=("$(wrk_rate -t2 -c8 -d"${SECS}s" "$NGINX/small.bin")"); SK8+=("$(wrk_rate -t2 -c8 -d"${SECS}s" "$SKY/small.bin")")
     NG64+=("$(wrk_rate -t2 -c64 -d"${SECS}s" "$NGINX/small.bin")"); SK64+=("$(wrk_rate -t2 -c64 -d"${SECS}s" "$SKY/small.bin")")
     NGAB+=("$(ab_rate "$NGINX/small.bin")"); SKAB+=("$(ab_rate "$SKY/small.bin")")
+    NGABD+=("$(ab_rate "$NGINX_DEFERRED/small.bin")")
 done
 echo "(1) GET 4 KiB, requests/s (goal: >= 1.0, aim 1.2), load average now $(load)"
 report "    keep-alive, 8 connections" nginx "${NG8[@]}" -- "${SK8[@]}"
 report "    keep-alive, 64 connections" nginx "${NG64[@]}" -- "${SK64[@]}"
 report "    new connection each (ab -c 8)" nginx "${NGAB[@]}" -- "${SKAB[@]}"
+report "      against nginx deferred" nginx-d "${NGABD[@]}" -- "${SKAB[@]}"
 fi
 if want 2; then
 # (2) PROPFIND
